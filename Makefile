@@ -1,0 +1,62 @@
+# Sluice: the two commands a newcomer needs are `make demo` and `make test`.
+# Every target installs what it needs first (scripts/install-deps.sh, idempotent).
+
+SHELL := /bin/bash
+SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
+JOBS ?= $(shell nproc)
+BUILD := build
+ASAN_BUILD := build-asan
+FUZZ_SECONDS ?= 60
+CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
+
+.PHONY: all deps build build-asan test test-unit test-asan test-interop test-fuzz demo bench format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+$(ASAN_BUILD)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
+	  -DSLUICE_SANITIZE=ON -DSLUICE_FUZZ=ON -DSLUICE_BUILD_BENCHMARKS=OFF
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+## test: every test: unit tests, the same under ASan+UBSan, pyarrow interop, bounded fuzzing.
+test: test-unit test-asan test-interop test-fuzz
+	@echo "make test: all suites passed"
+
+test-unit: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+test-interop: build
+	SLUICE_LIBRARY=$(CURDIR)/$(BUILD)/libsluice.so SLUICE_CLI=$(CURDIR)/$(BUILD)/tools/sluice \
+	  python3 -m pytest -q tests/interop
+
+test-fuzz: build-asan
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzzers.sh $(ASAN_BUILD)
+
+## demo: the main job on generated data.
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+## bench: every benchmark suite, JSON and plots under bench/results/latest.
+bench: build
+	$(BUILD)/tools/sluice bench --json bench/results/latest/results.json --plots bench/results/latest
+
+format:
+	clang-format -i $$(git ls-files '*.h' '*.cc')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

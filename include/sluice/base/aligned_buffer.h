@@ -1,0 +1,74 @@
+// AlignedBuffer: growable, 64-byte aligned bytes that are not zeroed on growth.
+//
+// The scratch every encoder, decoder and builder reuses. Growth doubles the capacity, so a buffer
+// reused across blocks stops allocating once it has seen the largest block.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+namespace sluice {
+
+class AlignedBuffer {
+ public:
+  /// Alignment of the storage: a cache line, and more than Arrow's 8-byte minimum.
+  static constexpr int64_t kAlignment = 64;
+
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(int64_t capacity) { Reserve(capacity); }
+  AlignedBuffer(AlignedBuffer&& other) noexcept;
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  ~AlignedBuffer();
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  int64_t size() const { return size_; }
+  int64_t capacity() const { return capacity_; }
+  bool empty() const { return size_ == 0; }
+
+  /// Ensures capacity for `capacity` bytes, keeping the contents. Aborts if memory runs out.
+  void Reserve(int64_t capacity) {
+    if (capacity > capacity_) Grow(capacity);
+  }
+  /// Sets the size, growing the capacity when needed; new bytes are uninitialised.
+  void Resize(int64_t size) {
+    Reserve(size);
+    size_ = size;
+  }
+  /// Sets the size to zero, keeping the capacity.
+  void Clear() { size_ = 0; }
+  /// Appends `length` bytes.
+  void Append(const void* source, int64_t length) {
+    Reserve(size_ + length);
+    if (length > 0) std::memcpy(data_ + size_, source, static_cast<size_t>(length));
+    size_ += length;
+  }
+  /// Appends `length` uninitialised bytes and returns where they start.
+  uint8_t* AppendUninitialized(int64_t length) {
+    Reserve(size_ + length);
+    uint8_t* start = data_ + size_;
+    size_ += length;
+    return start;
+  }
+  /// Appends zero bytes until the size is a multiple of `alignment` (a power of two).
+  void PadTo(int64_t alignment) {
+    const int64_t padded = (size_ + alignment - 1) & ~(alignment - 1);
+    Reserve(padded);
+    if (padded > size_) std::memset(data_ + size_, 0, static_cast<size_t>(padded - size_));
+    size_ = padded;
+  }
+  /// Frees the storage.
+  void Release();
+
+ private:
+  void Grow(int64_t capacity);
+
+  uint8_t* data_ = nullptr;
+  int64_t size_ = 0;
+  int64_t capacity_ = 0;
+};
+
+}  // namespace sluice

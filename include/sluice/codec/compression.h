@@ -1,0 +1,62 @@
+// Compression codecs with contexts that are created once and reused for every buffer.
+//
+// A shuffle compresses many small buffers: one per Arrow buffer per block, and a map task
+// writes partitions x (spills + 1) blocks. Building a codec context per block (a zstd CCtx is
+// hundreds of KiB, an LZ4 frame context zeroes its tables) was the reference implementation's
+// largest fixed cost per block, so here a task makes one Compressor and one Decompressor and
+// reuses them; once warm, compressing or decompressing a buffer allocates nothing.
+//
+// Formats: kLz4Frame writes one complete LZ4 frame per buffer (Arrow's LZ4_FRAME), kZstd one
+// complete zstd frame (Arrow's ZSTD), kSnappy one raw snappy block (not an Arrow codec; see the
+// README). The uncompressed length is not stored by the codec: Arrow's 8-byte prefix carries it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "sluice/base/result.h"
+
+namespace sluice {
+
+enum class CompressionCodec : uint8_t { kNone, kLz4Frame, kZstd, kSnappy };
+
+/// Returns "none", "lz4", "zstd" or "snappy".
+std::string_view CompressionCodecName(CompressionCodec codec);
+
+/// Parses "none", "lz4", "lz4_frame", "zstd", "zstd:LEVEL" or "snappy". Writes the level to
+/// `level` when one is given (otherwise leaves it alone).
+Result<CompressionCodec> ParseCompressionCodec(std::string_view text, int* level);
+
+/// Compresses buffers with one reusable context.
+class Compressor {
+ public:
+  virtual ~Compressor() = default;
+
+  /// Makes a compressor. `level` applies to zstd (1..22, default 1) and is ignored by others.
+  static Result<std::unique_ptr<Compressor>> Make(CompressionCodec codec, int level = 1);
+
+  virtual CompressionCodec codec() const = 0;
+  /// Returns an upper bound of the compressed size of `input_size` bytes.
+  virtual int64_t MaxCompressedSize(int64_t input_size) const = 0;
+  /// Compresses `input` into `output` (capacity at least MaxCompressedSize) and returns the
+  /// compressed size.
+  virtual Result<int64_t> Compress(const uint8_t* input, int64_t input_size, uint8_t* output,
+                                   int64_t output_capacity) = 0;
+};
+
+/// Decompresses buffers with one reusable context. Input is untrusted.
+class Decompressor {
+ public:
+  virtual ~Decompressor() = default;
+
+  static Result<std::unique_ptr<Decompressor>> Make(CompressionCodec codec);
+
+  virtual CompressionCodec codec() const = 0;
+  /// Decompresses `input` into exactly `output_size` bytes at `output`. Returns Corrupt when
+  /// the input is malformed, or when it decodes to more or fewer bytes than `output_size`.
+  virtual Status Decompress(const uint8_t* input, int64_t input_size, uint8_t* output,
+                            int64_t output_size) = 0;
+};
+
+}  // namespace sluice

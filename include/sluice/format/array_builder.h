@@ -1,0 +1,93 @@
+// ArrayBuilder: builds one array of any type by appending values, for tests, tools, row
+// conversion and anything else that makes arrays from scratch.
+//
+// A builder owns its buffers. View() returns an ArrayData over them that stays valid until the
+// next append or Reset(), which is what a caller that encodes the array at once wants: the
+// capacity is kept and reused. Finish() instead hands the buffers to a MemoryOwner so the
+// array can outlive the builder.
+//
+// Nested types: a list or map entry is made by appending its elements to child(0) and then
+// calling AppendValid() (or AppendNull()) on the list builder, which closes the entry. A struct
+// row is made by appending one value to every child and then calling AppendValid(); AppendNull()
+// on a struct appends an empty value to every child itself.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "sluice/base/aligned_buffer.h"
+#include "sluice/format/array_data.h"
+#include "sluice/format/record_batch.h"
+
+namespace sluice {
+
+class ArrayBuilder {
+ public:
+  /// Creates a builder for `type`, which must outlive the builder and its arrays.
+  explicit ArrayBuilder(const DataType* type);
+
+  const DataType* type() const { return type_; }
+  int64_t length() const { return length_; }
+  int64_t null_count() const { return null_count_; }
+  ArrayBuilder& child(size_t index) { return *children_[index]; }
+  size_t num_children() const { return children_.size(); }
+
+  /// Appends a null slot. For fixed-width types the slot is zeroed; a struct appends an empty
+  /// value to each child; a list or map appends an empty entry.
+  void AppendNull();
+  /// Appends a non-null slot whose value is zero, empty, or (struct) empty in every child.
+  void AppendEmptyValue();
+  /// Closes a non-null list or map entry (elements already appended to child(0)) or a struct
+  /// row (one value already appended to every child).
+  void AppendValid();
+
+  /// Appends a fixed-width value; T must match the type's width (bool for boolean).
+  template <typename T>
+  void Append(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    MarkValid();
+    if constexpr (std::is_same_v<T, bool>) {
+      AppendBit(value);
+    } else {
+      values_.Append(&value, sizeof(T));
+    }
+    ++length_;
+  }
+  /// Appends a binary-like or fixed-size-binary value.
+  void AppendBytes(const void* data, int64_t size);
+  void AppendString(std::string_view text) { AppendBytes(text.data(), std::ssize(text)); }
+
+  /// Returns a view over the builder's buffers, valid until the next change.
+  ArrayData View() const;
+  /// Moves the buffers to a new owner, appends it to `owners`, and returns a view over them.
+  /// The builder is empty afterwards.
+  ArrayData Finish(std::vector<MemoryOwner>* owners);
+  /// Empties the builder, keeping its capacity.
+  void Reset();
+
+ private:
+  void MarkValid();
+  void MarkNull();
+  void AppendBit(bool value);
+  void AppendOffset();
+
+  const DataType* type_;
+  int64_t length_ = 0;
+  int64_t null_count_ = 0;
+  AlignedBuffer validity_;  // materialised lazily at the first null
+  AlignedBuffer values_;    // values, bits, or offsets
+  AlignedBuffer bytes_;     // binary-like data
+  int64_t bit_length_ = 0;  // bits used in values_ (boolean)
+  std::vector<std::unique_ptr<ArrayBuilder>> children_;
+};
+
+/// Builds a RecordBatch from one builder per schema field; the batch owns the buffers.
+RecordBatch FinishBatch(SchemaPtr schema, std::vector<std::unique_ptr<ArrayBuilder>>& builders);
+
+/// Makes one builder per field of `schema`.
+std::vector<std::unique_ptr<ArrayBuilder>> MakeBuilders(const Schema& schema);
+
+}  // namespace sluice

@@ -1,0 +1,76 @@
+// ArrayData: a borrowed view of one Arrow array in Arrow's physical layout.
+//
+// An ArrayData does not own memory: its buffers live as long as the RecordBatch (or other owner)
+// that holds it, and its type lives as long as that batch's Schema. This keeps decoding and
+// importing free of per-column reference counting: a batch keeps a few owners alive, and every
+// view inside it is plain pointers and lengths.
+//
+// Buffers follow Arrow's order: buffers[0] is the validity bitmap (null data means all valid),
+// then for fixed-width types buffers[1] holds values; for binary-like types buffers[1] holds
+// offsets and buffers[2] the bytes; for list, large list and map buffers[1] holds offsets; struct
+// has only the validity bitmap; null has none. `offset` is a logical index into every buffer of
+// this array (not its children), as in the Arrow C Data Interface.
+//
+// One rule differs from the C Data Interface and keeps every kernel simple: a struct's children
+// are aligned with the struct view itself, so row i of a struct is row i of each child. Importers
+// push a struct's offset down into its children; Slice() slices them together.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sluice/base/bit_ops.h"
+#include "sluice/format/data_type.h"
+
+namespace sluice {
+
+/// A contiguous byte range borrowed from an owner.
+struct BufferView {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+};
+
+/// One array (or child array) of a batch, as a view over borrowed buffers.
+struct ArrayData {
+  const DataType* type = nullptr;
+  int64_t length = 0;
+  /// Logical offset into this array's buffers (not into its children's).
+  int64_t offset = 0;
+  /// Number of nulls in [offset, offset + length). Always known inside Sluice: importers compute
+  /// it when a producer says -1.
+  int64_t null_count = 0;
+  std::array<BufferView, 3> buffers{};
+  std::vector<ArrayData> children;
+
+  /// Returns true when slot `index` (0-based from this view's start) is not null.
+  bool IsValid(int64_t index) const {
+    if (null_count == 0 || buffers[0].data == nullptr) return type->id() != TypeId::kNull;
+    return bits::GetBit(buffers[0].data, offset + index);
+  }
+  bool IsNull(int64_t index) const { return !IsValid(index); }
+
+  /// Returns the values buffer as T, already advanced by `offset` (fixed-width types).
+  template <typename T>
+  const T* values() const {
+    return reinterpret_cast<const T*>(buffers[1].data) + offset;
+  }
+  /// Returns the offsets buffer as T (int32_t or int64_t), advanced by `offset`: entry i and
+  /// i + 1 delimit value i.
+  template <typename T>
+  const T* value_offsets() const {
+    return reinterpret_cast<const T*>(buffers[1].data) + offset;
+  }
+  /// Returns the bytes of a binary-like array (buffers[2]); offsets index into it.
+  const uint8_t* value_bytes() const { return buffers[2].data; }
+
+  /// Returns a view of rows [start, start + count). Children are shared as they are, which is
+  /// how Arrow slices; null_count is recomputed from the bitmap.
+  ArrayData Slice(int64_t start, int64_t count) const;
+};
+
+/// Returns the number of bytes of buffers this view references, children included, counting
+/// each buffer once at its full size. Used to charge held input to a memory budget.
+int64_t ReferencedBytes(const ArrayData& array);
+
+}  // namespace sluice

@@ -1,0 +1,163 @@
+// The columnar type system: the Arrow types a shuffle carries.
+//
+// Sluice moves Arrow data, so its types are Arrow's, restricted to those a Spark-class engine
+// shuffles: null, boolean, signed and unsigned integers, floats, date32, timestamps, decimal128,
+// the four variable-length binary types, fixed-size binary, list, large list, struct and map.
+// Dictionary-encoded input is unpacked when it is imported (see c_data.h), so no dictionary
+// type exists here.
+//
+// Types are immutable and shared (`TypePtr`). Arrays refer to their type by plain pointer
+// (`ArrayData::type`); the Schema or batch that owns the arrays keeps the types alive.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sluice {
+
+/// Identifies a type's logical kind and, with its parameters, its physical layout.
+enum class TypeId : uint8_t {
+  kNull,
+  kBoolean,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat32,
+  kFloat64,
+  kDate32,           ///< Days since the UNIX epoch, int32.
+  kTimestamp,        ///< int64 in `unit` since the UNIX epoch, with an optional time zone.
+  kDecimal128,       ///< 16-byte little-endian two's-complement unscaled value.
+  kUtf8,             ///< int32 offsets.
+  kLargeUtf8,        ///< int64 offsets.
+  kBinary,           ///< int32 offsets.
+  kLargeBinary,      ///< int64 offsets.
+  kFixedSizeBinary,  ///< `byte_width` bytes per value.
+  kList,             ///< int32 offsets into one child.
+  kLargeList,        ///< int64 offsets into one child.
+  kStruct,           ///< One child per field, same length as the parent.
+  kMap,              ///< int32 offsets into one child: a non-null struct<key, value>.
+};
+
+/// The resolution of a timestamp.
+enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
+
+class DataType;
+/// A shared, immutable type.
+using TypePtr = std::shared_ptr<const DataType>;
+
+/// A named, typed slot: a column of a schema or a child of a nested type.
+struct Field {
+  std::string name;
+  TypePtr type;
+  bool nullable = true;
+
+  /// Returns true when name, nullability and type are equal.
+  bool Equals(const Field& other) const;
+  /// Returns "name: type" with " not null" when the field is not nullable.
+  std::string ToString() const;
+};
+
+/// Describes a type: its id, its parameters and, for nested types, its children.
+class DataType {
+ public:
+  TypeId id() const { return id_; }
+  /// Returns the children: the element of a list, the fields of a struct, the entries struct of
+  /// a map. Empty for other types.
+  const std::vector<Field>& children() const { return children_; }
+  const DataType& child_type(size_t index) const { return *children_[index].type; }
+
+  TimeUnit time_unit() const { return time_unit_; }          ///< kTimestamp only.
+  const std::string& timezone() const { return timezone_; }  ///< kTimestamp only; empty if none.
+  int32_t precision() const { return precision_; }           ///< kDecimal128 only.
+  int32_t scale() const { return scale_; }                   ///< kDecimal128 only.
+  int32_t byte_width() const { return byte_width_; }         ///< kFixedSizeBinary only.
+  bool keys_sorted() const { return keys_sorted_; }          ///< kMap only.
+
+  /// Returns true when both types and all their parameters and children are equal.
+  bool Equals(const DataType& other) const;
+  /// Returns a readable form such as "list<item: int64>" or "timestamp[us, tz=UTC]".
+  std::string ToString() const;
+
+  static TypePtr Null();
+  static TypePtr Boolean();
+  static TypePtr Int8();
+  static TypePtr Int16();
+  static TypePtr Int32();
+  static TypePtr Int64();
+  static TypePtr UInt8();
+  static TypePtr UInt16();
+  static TypePtr UInt32();
+  static TypePtr UInt64();
+  static TypePtr Float32();
+  static TypePtr Float64();
+  static TypePtr Date32();
+  static TypePtr Timestamp(TimeUnit unit, std::string timezone = "");
+  static TypePtr Decimal128(int32_t precision, int32_t scale);
+  static TypePtr Utf8();
+  static TypePtr LargeUtf8();
+  static TypePtr Binary();
+  static TypePtr LargeBinary();
+  static TypePtr FixedSizeBinary(int32_t byte_width);
+  /// Builds list<item>. The element field is named "item" unless given whole.
+  static TypePtr List(TypePtr element, bool element_nullable = true);
+  static TypePtr List(Field element);
+  static TypePtr LargeList(TypePtr element, bool element_nullable = true);
+  static TypePtr LargeList(Field element);
+  static TypePtr Struct(std::vector<Field> fields);
+  /// Builds map<key, value> as Arrow lays it out: entries: struct<key not null, value>, not null.
+  static TypePtr Map(TypePtr key, TypePtr value, bool value_nullable = true,
+                     bool keys_sorted = false);
+  /// Builds a map from an explicit entries field (a struct of two fields); names are kept.
+  static TypePtr Map(Field entries, bool keys_sorted = false);
+
+ private:
+  explicit DataType(TypeId id) : id_(id) {}
+
+  TypeId id_;
+  TimeUnit time_unit_ = TimeUnit::kSecond;
+  int32_t precision_ = 0;
+  int32_t scale_ = 0;
+  int32_t byte_width_ = 0;
+  bool keys_sorted_ = false;
+  std::string timezone_;
+  std::vector<Field> children_;
+};
+
+/// Returns a readable name of a type id, such as "int32".
+std::string_view TypeIdName(TypeId id);
+
+/// Returns a readable name of a time unit: "s", "ms", "us" or "ns".
+std::string_view TimeUnitName(TimeUnit unit);
+
+/// Returns true when values of `id` are stored as fixed-width slots in buffer 1
+/// (booleans are bit-packed and count as fixed width with `BitWidth` 1).
+bool IsFixedWidth(TypeId id);
+
+/// Returns the number of bits per value of a fixed-width type (1 for boolean), 0 otherwise.
+int BitWidth(const DataType& type);
+
+/// Returns true for utf8, binary and their large variants.
+bool IsBinaryLike(TypeId id);
+
+/// Returns true for large_utf8, large_binary and large_list (64-bit offsets).
+bool HasLargeOffsets(TypeId id);
+
+/// Returns the number of buffers an array of this type has in Arrow's layout, the validity
+/// bitmap included: 0 for null, 1 for struct, 2 for fixed-width, list and map, 3 for binary-like.
+int BufferCount(TypeId id);
+
+/// Builds a Field.
+inline Field MakeField(std::string name, TypePtr type, bool nullable = true) {
+  return Field{std::move(name), std::move(type), nullable};
+}
+
+}  // namespace sluice

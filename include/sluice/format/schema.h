@@ -1,0 +1,43 @@
+// Schema: the top-level fields of a batch, with optional key-value metadata.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sluice/format/data_type.h"
+
+namespace sluice {
+
+/// Key-value pairs kept with a schema, in order (Arrow's custom_metadata).
+using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
+
+/// The columns of a batch.
+class Schema {
+ public:
+  Schema() = default;
+  explicit Schema(std::vector<Field> fields, KeyValueMetadata metadata = {})
+      : fields_(std::move(fields)), metadata_(std::move(metadata)) {}
+
+  const std::vector<Field>& fields() const { return fields_; }
+  const Field& field(size_t index) const { return fields_[index]; }
+  size_t num_fields() const { return fields_.size(); }
+  const KeyValueMetadata& metadata() const { return metadata_; }
+
+  /// Returns the index of the field named `name`, or -1 when there is none.
+  int FieldIndex(std::string_view name) const;
+
+  /// Returns true when the fields are equal; metadata is compared only when asked.
+  bool Equals(const Schema& other, bool check_metadata = false) const;
+  /// Returns one line per field.
+  std::string ToString() const;
+
+ private:
+  std::vector<Field> fields_;
+  KeyValueMetadata metadata_;
+};
+
+using SchemaPtr = std::shared_ptr<const Schema>;
+
+}  // namespace sluice

@@ -1,0 +1,207 @@
+#include "sluice/format/array_builder.h"
+
+#include <cstring>
+
+#include "sluice/base/check.h"
+
+namespace sluice {
+
+namespace {
+// Grows a bitmap to hold `bit_count` bits, zeroing bytes it adds so outputs are deterministic.
+void GrowBitmap(AlignedBuffer& bitmap, int64_t bit_count) {
+  const int64_t old_size = bitmap.size();
+  const int64_t new_size = bits::BytesForBits(bit_count);
+  if (new_size > old_size) {
+    bitmap.Resize(new_size);
+    std::memset(bitmap.data() + old_size, 0, static_cast<size_t>(new_size - old_size));
+  }
+}
+
+bool IsOffsetType(TypeId id) {
+  return IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList ||
+         id == TypeId::kMap;
+}
+}  // namespace
+
+ArrayBuilder::ArrayBuilder(const DataType* type) : type_(type) {
+  for (const auto& field : type->children()) {
+    children_.push_back(std::make_unique<ArrayBuilder>(field.type.get()));
+  }
+  Reset();
+}
+
+void ArrayBuilder::Reset() {
+  length_ = 0;
+  null_count_ = 0;
+  bit_length_ = 0;
+  validity_.Clear();
+  values_.Clear();
+  bytes_.Clear();
+  if (IsOffsetType(type_->id())) {
+    // Offsets start with a leading zero.
+    const int64_t zero = 0;
+    values_.Append(&zero, HasLargeOffsets(type_->id()) ? sizeof(int64_t) : sizeof(int32_t));
+  }
+  for (auto& child : children_) child->Reset();
+}
+
+void ArrayBuilder::MarkValid() {
+  if (null_count_ > 0) {
+    GrowBitmap(validity_, length_ + 1);
+    bits::SetBit(validity_.data(), length_);
+  }
+}
+
+void ArrayBuilder::MarkNull() {
+  GrowBitmap(validity_, length_ + 1);
+  // At the first null, every earlier slot becomes explicitly valid.
+  if (null_count_ == 0) bits::FillBits(validity_.data(), 0, length_, true);
+  bits::ClearBit(validity_.data(), length_);
+  ++null_count_;
+}
+
+void ArrayBuilder::AppendBit(bool value) {
+  GrowBitmap(values_, bit_length_ + 1);
+  bits::SetBitTo(values_.data(), bit_length_, value);
+  ++bit_length_;
+}
+
+void ArrayBuilder::AppendOffset() {
+  int64_t end = 0;
+  const TypeId id = type_->id();
+  if (IsBinaryLike(id)) {
+    end = bytes_.size();
+  } else {
+    end = children_[0]->length();
+  }
+  if (HasLargeOffsets(id)) {
+    values_.Append(&end, sizeof(int64_t));
+  } else {
+    const auto end32 = static_cast<int32_t>(end);
+    values_.Append(&end32, sizeof(int32_t));
+  }
+}
+
+void ArrayBuilder::AppendEmptyValue() {
+  const TypeId id = type_->id();
+  if (id == TypeId::kNull) {
+    AppendNull();
+    return;
+  }
+  MarkValid();
+  if (id == TypeId::kBoolean) {
+    AppendBit(false);
+  } else if (IsFixedWidth(id)) {
+    const int64_t width = BitWidth(*type_) / 8;
+    std::memset(values_.AppendUninitialized(width), 0, static_cast<size_t>(width));
+  } else if (IsOffsetType(id)) {
+    AppendOffset();
+  } else if (id == TypeId::kStruct) {
+    for (auto& child : children_) child->AppendEmptyValue();
+  }
+  ++length_;
+}
+
+void ArrayBuilder::AppendNull() {
+  const TypeId id = type_->id();
+  if (id == TypeId::kNull) {
+    ++length_;
+    ++null_count_;
+    return;
+  }
+  MarkNull();
+  if (id == TypeId::kBoolean) {
+    AppendBit(false);
+  } else if (IsFixedWidth(id)) {
+    const int64_t width = BitWidth(*type_) / 8;
+    std::memset(values_.AppendUninitialized(width), 0, static_cast<size_t>(width));
+  } else if (IsOffsetType(id)) {
+    AppendOffset();
+  } else if (id == TypeId::kStruct) {
+    for (auto& child : children_) child->AppendEmptyValue();
+  }
+  ++length_;
+}
+
+void ArrayBuilder::AppendValid() {
+  const TypeId id = type_->id();
+  SLUICE_DCHECK(id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap ||
+                id == TypeId::kStruct);
+  MarkValid();
+  if (id != TypeId::kStruct) AppendOffset();
+  ++length_;
+}
+
+void ArrayBuilder::AppendBytes(const void* data, int64_t size) {
+  MarkValid();
+  if (type_->id() == TypeId::kFixedSizeBinary) {
+    SLUICE_DCHECK(size == type_->byte_width());
+    values_.Append(data, size);
+  } else {
+    bytes_.Append(data, size);
+    AppendOffset();
+  }
+  ++length_;
+}
+
+ArrayData ArrayBuilder::View() const {
+  ArrayData array;
+  array.type = type_;
+  array.length = length_;
+  array.offset = 0;
+  array.null_count = null_count_;
+  const TypeId id = type_->id();
+  if (id != TypeId::kNull && null_count_ > 0) {
+    array.buffers[0] = BufferView{validity_.data(), validity_.size()};
+  }
+  if (id != TypeId::kNull && id != TypeId::kStruct) {
+    array.buffers[1] = BufferView{values_.data(), values_.size()};
+  }
+  if (IsBinaryLike(id)) array.buffers[2] = BufferView{bytes_.data(), bytes_.size()};
+  array.children.reserve(children_.size());
+  for (const auto& child : children_) array.children.push_back(child->View());
+  return array;
+}
+
+namespace {
+// Keeps a finished builder's buffers alive for the arrays that view them.
+struct BuilderBuffers {
+  std::vector<AlignedBuffer> buffers;
+};
+}  // namespace
+
+ArrayData ArrayBuilder::Finish(std::vector<MemoryOwner>* owners) {
+  ArrayData array = View();
+  auto holder = std::make_shared<BuilderBuffers>();
+  holder->buffers.push_back(std::move(validity_));
+  holder->buffers.push_back(std::move(values_));
+  holder->buffers.push_back(std::move(bytes_));
+  // Moving an AlignedBuffer keeps its storage, so the views taken above stay valid.
+  for (auto& child : children_) child->Finish(owners);
+  owners->push_back(std::move(holder));
+  validity_ = AlignedBuffer();
+  values_ = AlignedBuffer();
+  bytes_ = AlignedBuffer();
+  Reset();
+  return array;
+}
+
+std::vector<std::unique_ptr<ArrayBuilder>> MakeBuilders(const Schema& schema) {
+  std::vector<std::unique_ptr<ArrayBuilder>> builders;
+  builders.reserve(schema.num_fields());
+  for (const auto& field : schema.fields()) {
+    builders.push_back(std::make_unique<ArrayBuilder>(field.type.get()));
+  }
+  return builders;
+}
+
+RecordBatch FinishBatch(SchemaPtr schema, std::vector<std::unique_ptr<ArrayBuilder>>& builders) {
+  std::vector<MemoryOwner> owners;
+  std::vector<ArrayData> columns;
+  columns.reserve(builders.size());
+  const int64_t rows = builders.empty() ? 0 : builders[0]->length();
+  for (auto& builder : builders) columns.push_back(builder->Finish(&owners));
+  return RecordBatch(std::move(schema), rows, std::move(columns), std::move(owners));
+}
+
+}  // namespace sluice

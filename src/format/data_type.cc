@@ -1,0 +1,287 @@
+#include "sluice/format/data_type.h"
+
+#include <sstream>
+
+
+namespace sluice {
+
+bool Field::Equals(const Field& other) const {
+  return name == other.name && nullable == other.nullable && type->Equals(*other.type);
+}
+
+std::string Field::ToString() const {
+  std::string text = name + ": " + type->ToString();
+  if (!nullable) text += " not null";
+  return text;
+}
+
+bool DataType::Equals(const DataType& other) const {
+  if (this == &other) return true;
+  if (id_ != other.id_ || time_unit_ != other.time_unit_ || precision_ != other.precision_ ||
+      scale_ != other.scale_ || byte_width_ != other.byte_width_ ||
+      keys_sorted_ != other.keys_sorted_ || timezone_ != other.timezone_ ||
+      children_.size() != other.children_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < children_.size(); ++i) {
+    if (!children_[i].Equals(other.children_[i])) return false;
+  }
+  return true;
+}
+
+std::string DataType::ToString() const {
+  std::ostringstream text;
+  text << TypeIdName(id_);
+  switch (id_) {
+    case TypeId::kTimestamp:
+      text << "[" << TimeUnitName(time_unit_);
+      if (!timezone_.empty()) text << ", tz=" << timezone_;
+      text << "]";
+      break;
+    case TypeId::kDecimal128:
+      text << "(" << precision_ << ", " << scale_ << ")";
+      break;
+    case TypeId::kFixedSizeBinary:
+      text << "[" << byte_width_ << "]";
+      break;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kStruct:
+    case TypeId::kMap: {
+      text << "<";
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i > 0) text << ", ";
+        text << children_[i].ToString();
+      }
+      text << ">";
+      if (keys_sorted_) text << " keys_sorted";
+      break;
+    }
+    default:
+      break;
+  }
+  return text.str();
+}
+
+// Parameterless types are built once; every call returns the same instance.
+#define SLUICE_SIMPLE_TYPE(Name, Id) \
+  TypePtr DataType::Name() {         \
+    static const TypePtr instance(new DataType(TypeId::Id)); \
+    return instance;                 \
+  }
+SLUICE_SIMPLE_TYPE(Null, kNull)
+SLUICE_SIMPLE_TYPE(Boolean, kBoolean)
+SLUICE_SIMPLE_TYPE(Int8, kInt8)
+SLUICE_SIMPLE_TYPE(Int16, kInt16)
+SLUICE_SIMPLE_TYPE(Int32, kInt32)
+SLUICE_SIMPLE_TYPE(Int64, kInt64)
+SLUICE_SIMPLE_TYPE(UInt8, kUInt8)
+SLUICE_SIMPLE_TYPE(UInt16, kUInt16)
+SLUICE_SIMPLE_TYPE(UInt32, kUInt32)
+SLUICE_SIMPLE_TYPE(UInt64, kUInt64)
+SLUICE_SIMPLE_TYPE(Float32, kFloat32)
+SLUICE_SIMPLE_TYPE(Float64, kFloat64)
+SLUICE_SIMPLE_TYPE(Date32, kDate32)
+SLUICE_SIMPLE_TYPE(Utf8, kUtf8)
+SLUICE_SIMPLE_TYPE(LargeUtf8, kLargeUtf8)
+SLUICE_SIMPLE_TYPE(Binary, kBinary)
+SLUICE_SIMPLE_TYPE(LargeBinary, kLargeBinary)
+#undef SLUICE_SIMPLE_TYPE
+
+TypePtr DataType::Timestamp(TimeUnit unit, std::string timezone) {
+  auto* type = new DataType(TypeId::kTimestamp);
+  type->time_unit_ = unit;
+  type->timezone_ = std::move(timezone);
+  return TypePtr(type);
+}
+
+TypePtr DataType::Decimal128(int32_t precision, int32_t scale) {
+  auto* type = new DataType(TypeId::kDecimal128);
+  type->precision_ = precision;
+  type->scale_ = scale;
+  return TypePtr(type);
+}
+
+TypePtr DataType::FixedSizeBinary(int32_t byte_width) {
+  auto* type = new DataType(TypeId::kFixedSizeBinary);
+  type->byte_width_ = byte_width;
+  return TypePtr(type);
+}
+
+TypePtr DataType::List(TypePtr element, bool element_nullable) {
+  return List(Field{"item", std::move(element), element_nullable});
+}
+
+TypePtr DataType::List(Field element) {
+  auto* type = new DataType(TypeId::kList);
+  type->children_.push_back(std::move(element));
+  return TypePtr(type);
+}
+
+TypePtr DataType::LargeList(TypePtr element, bool element_nullable) {
+  return LargeList(Field{"item", std::move(element), element_nullable});
+}
+
+TypePtr DataType::LargeList(Field element) {
+  auto* type = new DataType(TypeId::kLargeList);
+  type->children_.push_back(std::move(element));
+  return TypePtr(type);
+}
+
+TypePtr DataType::Struct(std::vector<Field> fields) {
+  auto* type = new DataType(TypeId::kStruct);
+  type->children_ = std::move(fields);
+  return TypePtr(type);
+}
+
+TypePtr DataType::Map(TypePtr key, TypePtr value, bool value_nullable, bool keys_sorted) {
+  std::vector<Field> entries_fields;
+  entries_fields.push_back(Field{"key", std::move(key), false});
+  entries_fields.push_back(Field{"value", std::move(value), value_nullable});
+  return Map(Field{"entries", Struct(std::move(entries_fields)), false}, keys_sorted);
+}
+
+TypePtr DataType::Map(Field entries, bool keys_sorted) {
+  auto* type = new DataType(TypeId::kMap);
+  type->keys_sorted_ = keys_sorted;
+  type->children_.push_back(std::move(entries));
+  return TypePtr(type);
+}
+
+std::string_view TypeIdName(TypeId id) {
+  switch (id) {
+    case TypeId::kNull:
+      return "null";
+    case TypeId::kBoolean:
+      return "bool";
+    case TypeId::kInt8:
+      return "int8";
+    case TypeId::kInt16:
+      return "int16";
+    case TypeId::kInt32:
+      return "int32";
+    case TypeId::kInt64:
+      return "int64";
+    case TypeId::kUInt8:
+      return "uint8";
+    case TypeId::kUInt16:
+      return "uint16";
+    case TypeId::kUInt32:
+      return "uint32";
+    case TypeId::kUInt64:
+      return "uint64";
+    case TypeId::kFloat32:
+      return "float";
+    case TypeId::kFloat64:
+      return "double";
+    case TypeId::kDate32:
+      return "date32";
+    case TypeId::kTimestamp:
+      return "timestamp";
+    case TypeId::kDecimal128:
+      return "decimal128";
+    case TypeId::kUtf8:
+      return "string";
+    case TypeId::kLargeUtf8:
+      return "large_string";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kLargeBinary:
+      return "large_binary";
+    case TypeId::kFixedSizeBinary:
+      return "fixed_size_binary";
+    case TypeId::kList:
+      return "list";
+    case TypeId::kLargeList:
+      return "large_list";
+    case TypeId::kStruct:
+      return "struct";
+    case TypeId::kMap:
+      return "map";
+  }
+  return "unknown";
+}
+
+std::string_view TimeUnitName(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return "s";
+    case TimeUnit::kMilli:
+      return "ms";
+    case TimeUnit::kMicro:
+      return "us";
+    case TimeUnit::kNano:
+      return "ns";
+  }
+  return "?";
+}
+
+bool IsFixedWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kBoolean:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kDate32:
+    case TypeId::kTimestamp:
+    case TypeId::kDecimal128:
+    case TypeId::kFixedSizeBinary:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int BitWidth(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return 1;
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+      return 8;
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+      return 16;
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+    case TypeId::kFloat32:
+    case TypeId::kDate32:
+      return 32;
+    case TypeId::kInt64:
+    case TypeId::kUInt64:
+    case TypeId::kFloat64:
+    case TypeId::kTimestamp:
+      return 64;
+    case TypeId::kDecimal128:
+      return 128;
+    case TypeId::kFixedSizeBinary:
+      return type.byte_width() * 8;
+    default:
+      return 0;
+  }
+}
+
+bool IsBinaryLike(TypeId id) {
+  return id == TypeId::kUtf8 || id == TypeId::kLargeUtf8 || id == TypeId::kBinary ||
+         id == TypeId::kLargeBinary;
+}
+
+bool HasLargeOffsets(TypeId id) {
+  return id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary || id == TypeId::kLargeList;
+}
+
+int BufferCount(TypeId id) {
+  if (id == TypeId::kNull) return 0;
+  if (id == TypeId::kStruct) return 1;
+  if (IsBinaryLike(id)) return 3;
+  return 2;
+}
+
+}  // namespace sluice

@@ -1,0 +1,18 @@
+#include "sluice/format/record_batch.h"
+
+namespace sluice {
+
+RecordBatch RecordBatch::Slice(int64_t start, int64_t count) const {
+  std::vector<ArrayData> sliced;
+  sliced.reserve(columns_.size());
+  for (const auto& column : columns_) sliced.push_back(column.Slice(start, count));
+  return RecordBatch(schema_, count, std::move(sliced), owners_);
+}
+
+int64_t RecordBatch::ReferencedBytes() const {
+  int64_t total = 0;
+  for (const auto& column : columns_) total += sluice::ReferencedBytes(column);
+  return total;
+}
+
+}  // namespace sluice

@@ -1,0 +1,237 @@
+#include "support/random_batch.h"
+
+#include <string>
+
+#include "sluice/format/array_builder.h"
+
+namespace sluice::testing {
+
+std::vector<TypePtr> AllLeafTypes() {
+  return {
+      DataType::Null(),
+      DataType::Boolean(),
+      DataType::Int8(),
+      DataType::Int16(),
+      DataType::Int32(),
+      DataType::Int64(),
+      DataType::UInt8(),
+      DataType::UInt16(),
+      DataType::UInt32(),
+      DataType::UInt64(),
+      DataType::Float32(),
+      DataType::Float64(),
+      DataType::Date32(),
+      DataType::Timestamp(TimeUnit::kSecond),
+      DataType::Timestamp(TimeUnit::kMilli, "UTC"),
+      DataType::Timestamp(TimeUnit::kMicro, "America/New_York"),
+      DataType::Timestamp(TimeUnit::kNano),
+      DataType::Decimal128(11, 2),
+      DataType::Decimal128(38, 10),
+      DataType::Utf8(),
+      DataType::LargeUtf8(),
+      DataType::Binary(),
+      DataType::LargeBinary(),
+      DataType::FixedSizeBinary(5),
+  };
+}
+
+TypePtr RandomType(std::mt19937_64& rng, int depth) {
+  static const std::vector<TypePtr> leaves = AllLeafTypes();
+  std::uniform_int_distribution<int> pick(0, depth > 0 ? 7 : 3);
+  const int choice = pick(rng);
+  if (depth <= 0 || choice <= 3) {
+    std::uniform_int_distribution<size_t> leaf(0, leaves.size() - 1);
+    return leaves[leaf(rng)];
+  }
+  switch (choice) {
+    case 4:
+      return DataType::List(RandomType(rng, depth - 1));
+    case 5:
+      return DataType::LargeList(RandomType(rng, depth - 1));
+    case 6: {
+      std::uniform_int_distribution<int> count(1, 3);
+      std::vector<Field> fields;
+      const int field_count = count(rng);
+      for (int i = 0; i < field_count; ++i) {
+        fields.push_back(MakeField("f" + std::to_string(i), RandomType(rng, depth - 1),
+                                   (rng() & 3) != 0));
+      }
+      return DataType::Struct(std::move(fields));
+    }
+    default: {
+      // Map keys are non-null leaves other than null.
+      std::uniform_int_distribution<size_t> leaf(1, leaves.size() - 1);
+      return DataType::Map(leaves[leaf(rng)], RandomType(rng, depth - 1));
+    }
+  }
+}
+
+SchemaPtr AllTypesSchema(int nested_depth) {
+  std::vector<Field> fields;
+  int index = 0;
+  for (const auto& type : AllLeafTypes()) {
+    fields.push_back(MakeField("c" + std::to_string(index++), type));
+  }
+  // One column of every nested kind, each nested `nested_depth` deep.
+  TypePtr inner = DataType::Struct({MakeField("a", DataType::Int64()),
+                                    MakeField("b", DataType::Utf8()),
+                                    MakeField("c", DataType::Float64(), false)});
+  for (int level = 1; level < nested_depth; ++level) {
+    inner = DataType::Struct({MakeField("s", inner), MakeField("l", DataType::List(inner)),
+                              MakeField("m", DataType::Map(DataType::Utf8(), inner))});
+  }
+  fields.push_back(MakeField("c" + std::to_string(index++), inner));
+  fields.push_back(MakeField("c" + std::to_string(index++), DataType::List(inner)));
+  fields.push_back(MakeField("c" + std::to_string(index++), DataType::LargeList(inner)));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++), DataType::Map(DataType::Int32(), inner)));
+  fields.push_back(MakeField("c" + std::to_string(index++),
+                             DataType::List(DataType::List(DataType::Utf8()))));
+  fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+SchemaPtr RandomSchema(std::mt19937_64& rng, int columns, int depth) {
+  std::vector<Field> fields;
+  for (int i = 0; i < columns; ++i) {
+    fields.push_back(MakeField("c" + std::to_string(i), RandomType(rng, depth), (rng() & 3) != 0));
+  }
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+namespace {
+
+template <typename T>
+T RandomInteger(std::mt19937_64& rng) {
+  // Mix small values (collisions, edge partitions) with the full range.
+  const uint64_t bits = rng();
+  if ((bits & 3) == 0) return static_cast<T>(static_cast<int64_t>(bits >> 8) % 7 - 3);
+  return static_cast<T>(rng());
+}
+
+template <typename T>
+T RandomFloat(std::mt19937_64& rng) {
+  switch (rng() % 8) {
+    case 0:
+      return T(0.0);
+    case 1:
+      return T(-0.0);
+    case 2:
+      return std::numeric_limits<T>::quiet_NaN();
+    case 3:
+      return std::numeric_limits<T>::infinity();
+    default:
+      return static_cast<T>(std::uniform_real_distribution<double>(-1e6, 1e6)(rng));
+  }
+}
+
+std::string RandomBytes(std::mt19937_64& rng, int length, bool text) {
+  std::string bytes(static_cast<size_t>(length), '\0');
+  for (auto& byte : bytes) {
+    byte = text ? static_cast<char>('a' + rng() % 26) : static_cast<char>(rng());
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rng,
+                       const RandomBatchOptions& options) {
+  const DataType& type = *builder.type();
+  std::bernoulli_distribution is_null(options.null_probability);
+  if (type.id() == TypeId::kNull || (nullable && is_null(rng))) {
+    builder.AppendNull();
+    return;
+  }
+  switch (type.id()) {
+    case TypeId::kNull:
+      break;
+    case TypeId::kBoolean:
+      builder.Append<bool>((rng() & 1) != 0);
+      break;
+    case TypeId::kInt8:
+    case TypeId::kUInt8:
+      builder.Append<int8_t>(RandomInteger<int8_t>(rng));
+      break;
+    case TypeId::kInt16:
+    case TypeId::kUInt16:
+      builder.Append<int16_t>(RandomInteger<int16_t>(rng));
+      break;
+    case TypeId::kInt32:
+    case TypeId::kUInt32:
+    case TypeId::kDate32:
+      builder.Append<int32_t>(RandomInteger<int32_t>(rng));
+      break;
+    case TypeId::kInt64:
+    case TypeId::kUInt64:
+    case TypeId::kTimestamp:
+      builder.Append<int64_t>(RandomInteger<int64_t>(rng));
+      break;
+    case TypeId::kFloat32:
+      builder.Append<float>(RandomFloat<float>(rng));
+      break;
+    case TypeId::kFloat64:
+      builder.Append<double>(RandomFloat<double>(rng));
+      break;
+    case TypeId::kDecimal128: {
+      // An unscaled value within the precision, sign-extended to 16 bytes.
+      __int128 value = RandomInteger<int64_t>(rng);
+      if (type.precision() > 18 && (rng() & 1)) value *= static_cast<__int128>(1000000007LL);
+      builder.Append<__int128>(value);
+      break;
+    }
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary: {
+      std::uniform_int_distribution<int> length(0, options.max_string_length);
+      const bool text = type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8;
+      builder.AppendString(RandomBytes(rng, length(rng), text));
+      break;
+    }
+    case TypeId::kFixedSizeBinary:
+      builder.AppendString(RandomBytes(rng, type.byte_width(), false));
+      break;
+    case TypeId::kList:
+    case TypeId::kLargeList:
+    case TypeId::kMap: {
+      std::uniform_int_distribution<int> length(0, options.max_list_length);
+      const int count = length(rng);
+      const Field& element = type.children()[0];
+      for (int i = 0; i < count; ++i) {
+        if (type.id() == TypeId::kMap) {
+          // Entries are non-null structs of (non-null key, value).
+          ArrayBuilder& entries = builder.child(0);
+          AppendRandomValue(entries.child(0), false, rng, options);
+          AppendRandomValue(entries.child(1), element.type->children()[1].nullable, rng, options);
+          entries.AppendValid();
+        } else {
+          AppendRandomValue(builder.child(0), element.nullable, rng, options);
+        }
+      }
+      builder.AppendValid();
+      break;
+    }
+    case TypeId::kStruct: {
+      for (size_t i = 0; i < builder.num_children(); ++i) {
+        AppendRandomValue(builder.child(i), type.children()[i].nullable, rng, options);
+      }
+      builder.AppendValid();
+      break;
+    }
+  }
+}
+
+RecordBatch RandomBatch(const SchemaPtr& schema, int64_t rows, uint64_t seed,
+                        const RandomBatchOptions& options) {
+  std::mt19937_64 rng(seed);
+  auto builders = MakeBuilders(*schema);
+  for (size_t c = 0; c < builders.size(); ++c) {
+    for (int64_t row = 0; row < rows; ++row) {
+      AppendRandomValue(*builders[c], schema->field(c).nullable, rng, options);
+    }
+  }
+  return FinishBatch(schema, builders);
+}
+
+}  // namespace sluice::testing

@@ -1,0 +1,43 @@
+// Random schemas and batches for property tests: every type of the columnar model, nested to a
+// chosen depth, with nulls at every level.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include "sluice/format/array_builder.h"
+#include "sluice/format/record_batch.h"
+
+namespace sluice::testing {
+
+struct RandomBatchOptions {
+  /// Chance that a nullable slot is null, at every level.
+  double null_probability = 0.1;
+  /// Lists and maps get 0..max_list_length elements.
+  int max_list_length = 4;
+  /// Strings and binaries get 0..max_string_length bytes.
+  int max_string_length = 12;
+};
+
+/// Returns every leaf type of the model, each with a few parameter choices.
+std::vector<TypePtr> AllLeafTypes();
+
+/// Returns a random type: a leaf, or (while depth > 0) a list, large list, struct or map whose
+/// children are random types of depth - 1.
+TypePtr RandomType(std::mt19937_64& rng, int depth);
+
+/// Returns a schema with one column of every leaf type and nested columns of the given depth.
+SchemaPtr AllTypesSchema(int nested_depth);
+
+/// Returns a schema of `columns` random types up to `depth`.
+SchemaPtr RandomSchema(std::mt19937_64& rng, int columns, int depth);
+
+/// Returns a batch of `rows` random rows for `schema`.
+RecordBatch RandomBatch(const SchemaPtr& schema, int64_t rows, uint64_t seed,
+                        const RandomBatchOptions& options = {});
+
+/// Appends one random value of the builder's type (may be null when nullable).
+void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rng,
+                       const RandomBatchOptions& options);
+
+}  // namespace sluice::testing
