@@ -1,0 +1,77 @@
+// SegmentDecoder: reads Arrow IPC streams (partition segments) into batches, treating every
+// byte as untrusted.
+//
+// A reduce task decodes thousands of small segments, so the decoder is made once per reader
+// and reused for all of them:
+// - the Schema message of a segment is looked up by its bytes in a cache: a stream of segments
+//   with the same schema verifies and parses it once;
+// - one decompression context per codec, reused;
+// - each compressed buffer is decompressed once, straight into its final place in one arena
+//   per block (the 8-byte prefix gives its size); uncompressed buffers are used in place;
+// - batches are returned zero-copy over the arena or the input bytes.
+// Every length, offset, count and buffer bound is checked, and each array is validated against
+// its type before it is returned. Errors name the source and the byte offset.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sluice/base/result.h"
+#include "sluice/format/record_batch.h"
+
+namespace sluice {
+
+struct SegmentDecoderOptions {
+  /// Upper bound of the bytes one block may decompress to. Protects against a corrupt length
+  /// prefix asking for an absurd allocation. Default 2 GiB, above any block a writer makes.
+  int64_t max_block_bytes = int64_t{2} << 30;
+};
+
+/// What a decoder has done since it was made.
+struct SegmentDecoderMetrics {
+  int64_t segments = 0;
+  int64_t blocks = 0;
+  int64_t rows = 0;
+  /// Schema messages parsed (cache misses) and found in the cache (hits).
+  int64_t schemas_parsed = 0;
+  int64_t schemas_cached = 0;
+  int64_t decompressed_bytes = 0;
+  int64_t decompress_nanos = 0;
+};
+
+class SegmentDecoder {
+ public:
+  explicit SegmentDecoder(const SegmentDecoderOptions& options = {});
+  ~SegmentDecoder();
+  SegmentDecoder(const SegmentDecoder&) = delete;
+  SegmentDecoder& operator=(const SegmentDecoder&) = delete;
+
+  /// Starts decoding the stream in `data[0..size)`. `owner` keeps the bytes alive for as long as
+  /// batches point into them (nullptr when the caller guarantees that itself). `source` names
+  /// the bytes in errors (for example "map output 3 (shuffle_0_3_0.data) partition 7"), and
+  /// `base_offset` is added to byte offsets in errors (the segment's position in its file).
+  /// An Arrow IPC file (magic "ARROW1") is read as the stream it contains.
+  Status Begin(const uint8_t* data, int64_t size, MemoryOwner owner, std::string source,
+               int64_t base_offset = 0);
+
+  /// Returns the segment's schema, or null before the Schema message has been read. Next()
+  /// reads it first; ReadSchema() reads only it.
+  const SchemaPtr& schema() const;
+  Status ReadSchema();
+
+  /// Returns the next batch, or std::nullopt at the end-of-stream marker.
+  Result<std::optional<RecordBatch>> Next();
+
+  /// Returns the offset just after the end-of-stream marker once Next() has returned nullopt.
+  int64_t position() const;
+
+  const SegmentDecoderMetrics& metrics() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,92 @@
+// SegmentEncoder: writes partition segments as Arrow IPC streams.
+//
+// A segment is one Schema message, RecordBatch messages ("blocks") and the end-of-stream
+// marker: a stream any Arrow reader opens. The encoder is made once per map task and schema and
+// reused for every block of every partition:
+// - the Schema message is encoded once (schema_message());
+// - the RecordBatch metadata is a flatbuffer built once per encoder; a block copies it and
+//   patches its lengths and offsets in place, so producing metadata costs no schema work;
+// - rows are gathered from the input batches straight to their final place (the output when
+//   there is no codec, the codec's input otherwise), once;
+// - the codec context is made once and reused, so encoding a warm block allocates nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "sluice/base/aligned_buffer.h"
+#include "sluice/base/result.h"
+#include "sluice/codec/compression.h"
+#include "sluice/format/record_batch.h"
+
+namespace sluice {
+
+struct SegmentEncoderOptions {
+  /// Codec of every body buffer. kLz4Frame and kZstd are Arrow's; kSnappy is Sluice's and only
+  /// Sluice reads it (Arrow readers refuse it cleanly). Default none: shuffle data is often
+  /// compressed by the engine already, and codec time dominates small blocks.
+  CompressionCodec codec = CompressionCodec::kNone;
+  /// zstd level (1..22); 1 is the fastest and what Spark uses by default.
+  int compression_level = 1;
+};
+
+/// Rows of one input batch that go into a block: `rows[0..count)` when `rows` is set (indexes
+/// into the batch), otherwise the range [start, start + count).
+struct BatchRows {
+  const RecordBatch* batch = nullptr;
+  const uint32_t* rows = nullptr;
+  int64_t start = 0;
+  int64_t count = 0;
+};
+
+/// What an encoder has done since it was made.
+struct SegmentEncoderMetrics {
+  int64_t blocks = 0;
+  int64_t rows = 0;
+  /// Body bytes before compression.
+  int64_t uncompressed_body_bytes = 0;
+  /// Message bytes appended (metadata and bodies).
+  int64_t encoded_bytes = 0;
+  int64_t gather_nanos = 0;
+  int64_t compress_nanos = 0;
+};
+
+class SegmentEncoder {
+ public:
+  ~SegmentEncoder();
+
+  /// Makes an encoder for batches of `schema`.
+  static Result<std::unique_ptr<SegmentEncoder>> Make(SchemaPtr schema,
+                                                      const SegmentEncoderOptions& options = {});
+
+  const SchemaPtr& schema() const { return schema_; }
+  const SegmentEncoderOptions& options() const { return options_; }
+
+  /// Returns the framed Schema message that starts every segment.
+  std::span<const uint8_t> schema_message() const;
+
+  /// Appends one RecordBatch message holding the selected rows, in order, to `out`. The batches
+  /// must have this encoder's schema. `out`'s size must be a multiple of 8 (as it is after
+  /// appending any message), so buffers stay aligned.
+  Status AppendRecordBatch(std::span<const BatchRows> selection, AlignedBuffer* out);
+  /// Appends one RecordBatch message holding all of `batch`.
+  Status AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out);
+
+  /// Appends a whole segment: schema, one block per batch (empty batches included), end of
+  /// stream.
+  Status AppendSegment(std::span<const RecordBatch> batches, AlignedBuffer* out);
+
+  const SegmentEncoderMetrics& metrics() const { return metrics_; }
+
+ private:
+  class Impl;
+  SegmentEncoder(SchemaPtr schema, const SegmentEncoderOptions& options);
+
+  SchemaPtr schema_;
+  SegmentEncoderOptions options_;
+  SegmentEncoderMetrics metrics_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

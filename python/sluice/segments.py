@@ -1,0 +1,43 @@
+"""Partition segments: Arrow IPC streams encoded and decoded by Sluice."""
+
+import ctypes
+
+import pyarrow as pa
+
+from sluice._native import ArrowArrayStream, check, library
+
+
+def _as_reader(data):
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if isinstance(data, pa.Table):
+        return pa.RecordBatchReader.from_batches(data.schema, data.to_batches())
+    if isinstance(data, pa.RecordBatch):
+        return pa.RecordBatchReader.from_batches(data.schema, [data])
+    raise TypeError(f"expected a pyarrow Table, RecordBatch or RecordBatchReader, got {type(data)}")
+
+
+def encode_segment(data, codec="none"):
+    """Encodes a Table, RecordBatch or RecordBatchReader as one segment; returns its bytes.
+
+    codec: "none", "lz4", "zstd", "zstd:LEVEL" or "snappy" (snappy segments only Sluice reads).
+    """
+    stream = ArrowArrayStream()
+    _as_reader(data)._export_to_c(ctypes.addressof(stream))
+    out_data = ctypes.POINTER(ctypes.c_uint8)()
+    out_size = ctypes.c_int64()
+    code = library.sluice_segment_encode(
+        ctypes.byref(stream), codec.encode(), ctypes.byref(out_data), ctypes.byref(out_size)
+    )
+    check(code)
+    try:
+        return ctypes.string_at(out_data, out_size.value)
+    finally:
+        library.sluice_free(out_data)
+
+
+def decode_segment(data):
+    """Decodes a segment (or any Arrow IPC stream or file) into a pyarrow RecordBatchReader."""
+    stream = ArrowArrayStream()
+    check(library.sluice_segment_decode(bytes(data), len(data), ctypes.byref(stream)))
+    return pa.RecordBatchReader._import_from_c(ctypes.addressof(stream))

@@ -1,0 +1,362 @@
+#include "schema_message_internal.h"
+
+#include <cstring>
+#include <string>
+
+#include "sluice/base/bit_ops.h"
+#include "sluice/ipc/ipc_format.h"
+
+namespace sluice::ipc {
+
+namespace {
+
+using flatbuffers::FlatBufferBuilder;
+using flatbuffers::Offset;
+
+fb::TimeUnit ToFlatbuffer(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return fb::TimeUnit::SECOND;
+    case TimeUnit::kMilli:
+      return fb::TimeUnit::MILLISECOND;
+    case TimeUnit::kMicro:
+      return fb::TimeUnit::MICROSECOND;
+    case TimeUnit::kNano:
+      return fb::TimeUnit::NANOSECOND;
+  }
+  return fb::TimeUnit::SECOND;
+}
+
+Offset<fb::IntType> IntTypeOf(FlatBufferBuilder& builder, int bits, bool is_signed) {
+  return fb::CreateIntType(builder, bits, is_signed);
+}
+
+// Builds the type union member of a field; returns its tag and offset.
+std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
+                                                   const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kNull:
+      return {fb::Type::NullType, fb::CreateNullType(builder).Union()};
+    case TypeId::kBoolean:
+      return {fb::Type::BoolType, fb::CreateBoolType(builder).Union()};
+    case TypeId::kInt8:
+      return {fb::Type::IntType, IntTypeOf(builder, 8, true).Union()};
+    case TypeId::kInt16:
+      return {fb::Type::IntType, IntTypeOf(builder, 16, true).Union()};
+    case TypeId::kInt32:
+      return {fb::Type::IntType, IntTypeOf(builder, 32, true).Union()};
+    case TypeId::kInt64:
+      return {fb::Type::IntType, IntTypeOf(builder, 64, true).Union()};
+    case TypeId::kUInt8:
+      return {fb::Type::IntType, IntTypeOf(builder, 8, false).Union()};
+    case TypeId::kUInt16:
+      return {fb::Type::IntType, IntTypeOf(builder, 16, false).Union()};
+    case TypeId::kUInt32:
+      return {fb::Type::IntType, IntTypeOf(builder, 32, false).Union()};
+    case TypeId::kUInt64:
+      return {fb::Type::IntType, IntTypeOf(builder, 64, false).Union()};
+    case TypeId::kFloat32:
+      return {fb::Type::FloatType,
+              fb::CreateFloatType(builder, fb::FloatPrecision::SINGLE).Union()};
+    case TypeId::kFloat64:
+      return {fb::Type::FloatType,
+              fb::CreateFloatType(builder, fb::FloatPrecision::DOUBLE).Union()};
+    case TypeId::kDate32:
+      return {fb::Type::DateType, fb::CreateDateType(builder, fb::DateUnit::DAY).Union()};
+    case TypeId::kTimestamp: {
+      Offset<flatbuffers::String> timezone;
+      if (!type.timezone().empty()) timezone = builder.CreateString(type.timezone());
+      return {fb::Type::TimestampType,
+              fb::CreateTimestampType(builder, ToFlatbuffer(type.time_unit()), timezone).Union()};
+    }
+    case TypeId::kDecimal128:
+      return {fb::Type::DecimalType,
+              fb::CreateDecimalType(builder, type.precision(), type.scale(), 128).Union()};
+    case TypeId::kUtf8:
+      return {fb::Type::Utf8Type, fb::CreateUtf8Type(builder).Union()};
+    case TypeId::kLargeUtf8:
+      return {fb::Type::LargeUtf8Type, fb::CreateLargeUtf8Type(builder).Union()};
+    case TypeId::kBinary:
+      return {fb::Type::BinaryType, fb::CreateBinaryType(builder).Union()};
+    case TypeId::kLargeBinary:
+      return {fb::Type::LargeBinaryType, fb::CreateLargeBinaryType(builder).Union()};
+    case TypeId::kFixedSizeBinary:
+      return {fb::Type::FixedSizeBinaryType,
+              fb::CreateFixedSizeBinaryType(builder, type.byte_width()).Union()};
+    case TypeId::kList:
+      return {fb::Type::ListType, fb::CreateListType(builder).Union()};
+    case TypeId::kLargeList:
+      return {fb::Type::LargeListType, fb::CreateLargeListType(builder).Union()};
+    case TypeId::kStruct:
+      return {fb::Type::StructType, fb::CreateStructType(builder).Union()};
+    case TypeId::kMap:
+      return {fb::Type::MapType, fb::CreateMapType(builder, type.keys_sorted()).Union()};
+  }
+  return {fb::Type::NullType, fb::CreateNullType(builder).Union()};
+}
+
+Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder& builder, const Field& field) {
+  std::vector<Offset<fb::Field>> children;
+  children.reserve(field.type->children().size());
+  for (const auto& child : field.type->children()) {
+    children.push_back(FieldToFlatbuffer(builder, child));
+  }
+  auto name = builder.CreateString(field.name);
+  auto [type_tag, type_offset] = TypeToFlatbuffer(builder, *field.type);
+  auto children_offset = builder.CreateVector(children);
+  fb::FieldBuilder field_builder(builder);
+  field_builder.add_name(name);
+  field_builder.add_nullable(field.nullable);
+  field_builder.add_type_type(type_tag);
+  field_builder.add_type(type_offset);
+  field_builder.add_children(children_offset);
+  return field_builder.Finish();
+}
+
+Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> MetadataToFlatbuffer(
+    FlatBufferBuilder& builder, const KeyValueMetadata& metadata) {
+  std::vector<Offset<fb::KeyValue>> pairs;
+  pairs.reserve(metadata.size());
+  for (const auto& [key, value] : metadata) {
+    pairs.push_back(fb::CreateKeyValueDirect(builder, key.c_str(), value.c_str()));
+  }
+  return builder.CreateVector(pairs);
+}
+
+}  // namespace
+
+void AppendFramedMessage(const uint8_t* flatbuffer, int64_t size, AlignedBuffer* out) {
+  const int64_t padded = bits::RoundUp(size, kBufferAlignment);
+  uint8_t* start = out->AppendUninitialized(kMessagePrefixSize + padded);
+  bits::StoreUnaligned<uint32_t>(start, kContinuationMarker);
+  bits::StoreUnaligned<int32_t>(start + 4, static_cast<int32_t>(padded));
+  std::memcpy(start + kMessagePrefixSize, flatbuffer, static_cast<size_t>(size));
+  std::memset(start + kMessagePrefixSize + size, 0, static_cast<size_t>(padded - size));
+}
+
+Status AppendSchemaMessage(const Schema& schema, AlignedBuffer* out) {
+  FlatBufferBuilder builder(1024);
+  std::vector<Offset<fb::Field>> fields;
+  fields.reserve(schema.num_fields());
+  for (const auto& field : schema.fields()) fields.push_back(FieldToFlatbuffer(builder, field));
+  auto fields_offset = builder.CreateVector(fields);
+  Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> metadata_offset;
+  if (!schema.metadata().empty()) metadata_offset = MetadataToFlatbuffer(builder, schema.metadata());
+  auto schema_offset =
+      fb::CreateSchema(builder, fb::Endianness::Little, fields_offset, metadata_offset);
+  auto message = fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Schema,
+                                   schema_offset.Union(), 0);
+  builder.Finish(message);
+  AppendFramedMessage(builder.GetBufferPointer(), builder.GetSize(), out);
+  return Status::OK();
+}
+
+namespace {
+
+Result<TimeUnit> TimeUnitFromFlatbuffer(fb::TimeUnit unit, const std::string& path) {
+  switch (unit) {
+    case fb::TimeUnit::SECOND:
+      return TimeUnit::kSecond;
+    case fb::TimeUnit::MILLISECOND:
+      return TimeUnit::kMilli;
+    case fb::TimeUnit::MICROSECOND:
+      return TimeUnit::kMicro;
+    case fb::TimeUnit::NANOSECOND:
+      return TimeUnit::kNano;
+  }
+  return Status::Corrupt("field '", path, "': unknown time unit ", static_cast<int>(unit));
+}
+
+Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
+                                  int depth);
+
+Result<std::vector<Field>> ChildrenFromFlatbuffer(const fb::Field& field, const std::string& path,
+                                                  int depth) {
+  std::vector<Field> children;
+  if (field.children() == nullptr) return children;
+  children.reserve(field.children()->size());
+  for (const fb::Field* child : *field.children()) {
+    SLUICE_ASSIGN_OR_RAISE(Field converted, FieldFromFlatbuffer(child, path, depth + 1));
+    children.push_back(std::move(converted));
+  }
+  return children;
+}
+
+Status ExpectChildren(const std::vector<Field>& children, size_t expected, const std::string& path,
+                      std::string_view type_name) {
+  if (children.size() != expected) {
+    return Status::Corrupt("field '", path, "': a ", type_name, " has ", expected,
+                           " child field(s), found ", children.size());
+  }
+  return Status::OK();
+}
+
+// Nested types deeper than this are refused: real schemas are far shallower, and the limit
+// bounds recursion on untrusted metadata.
+constexpr int kMaxNestingDepth = 64;
+
+Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
+                                  int depth) {
+  if (field == nullptr) return Status::Corrupt("field under '", parent_path, "' is missing");
+  const std::string name = field->name() != nullptr ? field->name()->str() : std::string();
+  const std::string path = parent_path.empty() ? name : parent_path + "." + name;
+  if (depth > kMaxNestingDepth) {
+    return Status::Corrupt("field '", path, "' is nested deeper than ", kMaxNestingDepth);
+  }
+  if (field->dictionary() != nullptr) {
+    return Status::NotImplemented("field '", path,
+                                  "' is dictionary-encoded; Sluice segments carry plain values");
+  }
+  if (field->type() == nullptr) {
+    // Type parameters live in the union's table; a field without one is malformed.
+    return Status::Corrupt("field '", path, "' has no type table");
+  }
+  SLUICE_ASSIGN_OR_RAISE(std::vector<Field> children, ChildrenFromFlatbuffer(*field, path, depth));
+  TypePtr type;
+  switch (field->type_type()) {
+    case fb::Type::NullType:
+      type = DataType::Null();
+      break;
+    case fb::Type::BoolType:
+      type = DataType::Boolean();
+      break;
+    case fb::Type::IntType: {
+      const fb::IntType* int_type = field->type_as_IntType();
+      const int bits = int_type->bit_width();
+      const bool is_signed = int_type->is_signed();
+      switch (bits) {
+        case 8:
+          type = is_signed ? DataType::Int8() : DataType::UInt8();
+          break;
+        case 16:
+          type = is_signed ? DataType::Int16() : DataType::UInt16();
+          break;
+        case 32:
+          type = is_signed ? DataType::Int32() : DataType::UInt32();
+          break;
+        case 64:
+          type = is_signed ? DataType::Int64() : DataType::UInt64();
+          break;
+        default:
+          return Status::Corrupt("field '", path, "': integer bit width ", bits,
+                                 " is not 8, 16, 32 or 64");
+      }
+      break;
+    }
+    case fb::Type::FloatType:
+      switch (field->type_as_FloatType()->precision()) {
+        case fb::FloatPrecision::SINGLE:
+          type = DataType::Float32();
+          break;
+        case fb::FloatPrecision::DOUBLE:
+          type = DataType::Float64();
+          break;
+        default:
+          return Status::NotImplemented("field '", path, "': half floats are not supported");
+      }
+      break;
+    case fb::Type::DateType:
+      if (field->type_as_DateType()->unit() != fb::DateUnit::DAY) {
+        return Status::NotImplemented("field '", path, "': date64 is not supported");
+      }
+      type = DataType::Date32();
+      break;
+    case fb::Type::TimestampType: {
+      const fb::TimestampType* timestamp = field->type_as_TimestampType();
+      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit, TimeUnitFromFlatbuffer(timestamp->unit(), path));
+      type = DataType::Timestamp(
+          unit, timestamp->timezone() != nullptr ? timestamp->timezone()->str() : std::string());
+      break;
+    }
+    case fb::Type::DecimalType: {
+      const fb::DecimalType* decimal = field->type_as_DecimalType();
+      if (decimal->bit_width() != 128) {
+        return Status::NotImplemented("field '", path, "': decimal", decimal->bit_width(),
+                                      " is not supported (only decimal128)");
+      }
+      if (decimal->precision() < 1 || decimal->precision() > 38 || decimal->scale() > 38 ||
+          decimal->scale() < -38) {
+        return Status::Corrupt("field '", path, "': decimal128 precision ", decimal->precision(),
+                               " scale ", decimal->scale(), " is out of range");
+      }
+      type = DataType::Decimal128(decimal->precision(), decimal->scale());
+      break;
+    }
+    case fb::Type::Utf8Type:
+      type = DataType::Utf8();
+      break;
+    case fb::Type::LargeUtf8Type:
+      type = DataType::LargeUtf8();
+      break;
+    case fb::Type::BinaryType:
+      type = DataType::Binary();
+      break;
+    case fb::Type::LargeBinaryType:
+      type = DataType::LargeBinary();
+      break;
+    case fb::Type::FixedSizeBinaryType: {
+      const int width = field->type_as_FixedSizeBinaryType()->byte_width();
+      if (width < 0) {
+        return Status::Corrupt("field '", path, "': fixed_size_binary width ", width,
+                               " is negative");
+      }
+      type = DataType::FixedSizeBinary(width);
+      break;
+    }
+    case fb::Type::ListType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list"));
+      type = DataType::List(std::move(children[0]));
+      break;
+    case fb::Type::LargeListType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list"));
+      type = DataType::LargeList(std::move(children[0]));
+      break;
+    case fb::Type::StructType:
+      type = DataType::Struct(std::move(children));
+      break;
+    case fb::Type::MapType: {
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "map"));
+      const Field& entries = children[0];
+      if (entries.type->id() != TypeId::kStruct || entries.type->children().size() != 2) {
+        return Status::Corrupt("field '", path,
+                               "': a map's child must be a struct of key and value, found ",
+                               entries.type->ToString());
+      }
+      type = DataType::Map(std::move(children[0]), field->type_as_MapType()->keys_sorted());
+      break;
+    }
+    default:
+      return Status::NotImplemented("field '", path, "': Arrow type tag ",
+                                    static_cast<int>(field->type_type()),
+                                    " is not supported by Sluice");
+  }
+  return Field{name, std::move(type), field->nullable()};
+}
+
+}  // namespace
+
+Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema& schema, std::string_view context) {
+  if (schema.endianness() != fb::Endianness::Little) {
+    return Status::NotImplemented(context, ": big-endian data is not supported");
+  }
+  std::vector<Field> fields;
+  if (schema.fields() != nullptr) {
+    fields.reserve(schema.fields()->size());
+    for (const fb::Field* field : *schema.fields()) {
+      auto converted = FieldFromFlatbuffer(field, "", 0);
+      if (!converted.ok()) return converted.status().WithContext(context);
+      fields.push_back(std::move(converted).ValueUnsafe());
+    }
+  }
+  KeyValueMetadata metadata;
+  if (schema.custom_metadata() != nullptr) {
+    for (const fb::KeyValue* pair : *schema.custom_metadata()) {
+      if (pair == nullptr) continue;
+      metadata.emplace_back(pair->key() != nullptr ? pair->key()->str() : std::string(),
+                            pair->value() != nullptr ? pair->value()->str() : std::string());
+    }
+  }
+  return std::make_shared<const Schema>(std::move(fields), std::move(metadata));
+}
+
+}  // namespace sluice::ipc

@@ -1,0 +1,539 @@
+#include "sluice/ipc/segment_decoder.h"
+
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "arrow_message_generated.h"
+#include "schema_message_internal.h"
+#include "sluice/base/aligned_buffer.h"
+#include "sluice/base/bit_ops.h"
+#include "sluice/codec/compression.h"
+#include "sluice/format/array_validate.h"
+#include "sluice/ipc/ipc_format.h"
+
+namespace sluice {
+
+namespace {
+
+// Flatbuffer verification limits: real metadata is far below both; they bound the work a
+// corrupt message can cause.
+constexpr flatbuffers::uoffset_t kMaxFlatbufferDepth = 128;
+constexpr flatbuffers::uoffset_t kMaxFlatbufferTables = 1u << 20;
+
+constexpr std::array<uint8_t, 6> kFileMagic = {'A', 'R', 'R', 'O', 'W', '1'};
+// The file format's leading magic is padded to 8 bytes.
+constexpr int64_t kFileMagicPaddedSize = 8;
+
+struct CachedSchema {
+  std::string bytes;  // the Schema flatbuffer, which is the cache key
+  SchemaPtr schema;
+  CompressionCodec declared_codec = CompressionCodec::kNone;  // from sluice.codec metadata
+  int node_count = 0;
+  int buffer_count = 0;
+};
+
+int CountNodes(const DataType& type) {
+  int count = 1;
+  for (const Field& child : type.children()) count += CountNodes(*child.type);
+  return count;
+}
+
+int CountBuffers(const DataType& type) {
+  int count = BufferCount(type.id());
+  for (const Field& child : type.children()) count += CountBuffers(*child.type);
+  return count;
+}
+
+// Keeps a block's decompressed buffers alive for the batch that views them.
+struct BlockArena {
+  AlignedBuffer bytes;
+};
+
+bool IsAligned(const uint8_t* pointer) {
+  return (reinterpret_cast<uintptr_t>(pointer) & (ipc::kBufferAlignment - 1)) == 0;
+}
+
+}  // namespace
+
+class SegmentDecoder::Impl {
+ public:
+  explicit Impl(const SegmentDecoderOptions& options) : options_(options) {}
+
+  Status Begin(const uint8_t* data, int64_t size, MemoryOwner owner, std::string source,
+               int64_t base_offset) {
+    data_ = data;
+    size_ = size;
+    owner_ = std::move(owner);
+    source_ = std::move(source);
+    base_offset_ = base_offset;
+    position_ = 0;
+    file_format_ = false;
+    finished_ = false;
+    schema_ = nullptr;
+    current_ = nullptr;
+    if (size < 0 || (size > 0 && data == nullptr)) {
+      return Status::Invalid(source_, ": bad segment span of ", size, " bytes");
+    }
+    if (size >= kFileMagicPaddedSize && std::memcmp(data, kFileMagic.data(), kFileMagic.size()) == 0) {
+      file_format_ = true;
+      position_ = kFileMagicPaddedSize;
+    }
+    metrics_.segments += 1;
+    return Status::OK();
+  }
+
+  const SchemaPtr& schema() const { return schema_; }
+  int64_t position() const { return position_; }
+  const SegmentDecoderMetrics& metrics() const { return metrics_; }
+
+  Status ReadSchema() {
+    if (schema_ != nullptr) return Status::OK();
+    SLUICE_ASSIGN_OR_RAISE(Message message, ReadMessage());
+    if (message.end_of_stream) {
+      return CorruptAt(message.start, "the stream ends before its Schema message");
+    }
+    return HandleSchema(message);
+  }
+
+  Result<std::optional<RecordBatch>> Next() {
+    SLUICE_RETURN_NOT_OK(ReadSchema());
+    while (true) {
+      if (finished_) return std::optional<RecordBatch>();
+      SLUICE_ASSIGN_OR_RAISE(Message message, ReadMessage());
+      if (message.end_of_stream) {
+        finished_ = true;
+        if (!file_format_ && position_ != size_) {
+          return CorruptAt(position_, size_ - position_,
+                           " bytes follow the end-of-stream marker; the segment bounds are wrong");
+        }
+        return std::optional<RecordBatch>();
+      }
+      if (message.flatbuffer == nullptr) {
+        return CorruptAt(message.start, "a second Schema message in one stream");
+      }
+      switch (message.flatbuffer->header_type()) {
+        case fb::MessageHeader::RecordBatch: {
+          SLUICE_ASSIGN_OR_RAISE(RecordBatch batch, DecodeRecordBatch(message));
+          return std::optional<RecordBatch>(std::move(batch));
+        }
+        case fb::MessageHeader::Schema:
+          return CorruptAt(message.start, "a second Schema message in one stream");
+        case fb::MessageHeader::DictionaryBatch:
+          return Status::NotImplemented(source_, ": byte ", base_offset_ + message.start,
+                                        ": dictionary batches are not supported");
+        default:
+          return CorruptAt(message.start, "unexpected message type ",
+                           static_cast<int>(message.flatbuffer->header_type()));
+      }
+    }
+  }
+
+ private:
+  struct Message {
+    int64_t start = 0;  // offset of the message prefix
+    bool end_of_stream = false;
+    const uint8_t* metadata = nullptr;
+    int64_t metadata_size = 0;
+    const fb::Message* flatbuffer = nullptr;  // null for a cached Schema message
+    const uint8_t* body = nullptr;
+    int64_t body_offset = 0;
+    int64_t body_length = 0;
+  };
+
+  template <typename... Parts>
+  Status CorruptAt(int64_t offset, Parts&&... parts) const {
+    return Status::Corrupt(source_, ": byte ", base_offset_ + offset, ": ",
+                           std::forward<Parts>(parts)...);
+  }
+
+  // Reads the message at position_ and advances past it (body included).
+  Result<Message> ReadMessage() {
+    Message message;
+    message.start = position_;
+    if (size_ - position_ < 4) {
+      if (position_ == size_) {
+        return CorruptAt(position_, "the stream ends without an end-of-stream marker");
+      }
+      return CorruptAt(position_, "truncated message prefix: ", size_ - position_,
+                       " bytes left, expected at least 4");
+    }
+    const uint32_t marker = bits::LoadUnaligned<uint32_t>(data_ + position_);
+    int64_t prefix = 4;
+    int32_t metadata_size = static_cast<int32_t>(marker);  // the pre-0.15 framing
+    if (marker == ipc::kContinuationMarker) {
+      if (size_ - position_ < 8) {
+        return CorruptAt(position_, "truncated message prefix: ", size_ - position_,
+                         " bytes left, expected 8");
+      }
+      metadata_size = bits::LoadUnaligned<int32_t>(data_ + position_ + 4);
+      prefix = 8;
+    }
+    if (metadata_size == 0) {
+      message.end_of_stream = true;
+      position_ += prefix;
+      return message;
+    }
+    if (metadata_size < 0 || metadata_size > size_ - position_ - prefix) {
+      return CorruptAt(position_, "message metadata length ", metadata_size, " exceeds the ",
+                       size_ - position_ - prefix, " bytes left");
+    }
+    message.metadata = data_ + position_ + prefix;
+    message.metadata_size = metadata_size;
+    const int64_t metadata_end = position_ + prefix + metadata_size;
+
+    // A Schema message seen before skips verification: its bytes are the cache key.
+    if (const CachedSchema* cached = FindCachedSchema(message.metadata, metadata_size)) {
+      pending_cached_ = cached;
+      position_ = metadata_end;
+      return message;
+    }
+    pending_cached_ = nullptr;
+    flatbuffers::Verifier verifier(message.metadata, static_cast<size_t>(metadata_size),
+                                   kMaxFlatbufferDepth, kMaxFlatbufferTables);
+    if (!fb::VerifyMessageBuffer(verifier)) {
+      return CorruptAt(position_ + prefix, "message metadata (", metadata_size,
+                       " bytes) is not a valid Arrow IPC Message flatbuffer");
+    }
+    message.flatbuffer = fb::GetMessage(message.metadata);
+    const auto version = message.flatbuffer->version();
+    if (version < fb::MetadataVersion::V4 || version > fb::MetadataVersion::V5) {
+      return CorruptAt(position_ + prefix, "unsupported metadata version ",
+                       static_cast<int>(version) + 1, " (expected V4 or V5)");
+    }
+    const int64_t body_length = message.flatbuffer->body_length();
+    if (body_length < 0 || body_length > size_ - metadata_end) {
+      return CorruptAt(position_, "message body length ", body_length, " exceeds the ",
+                       size_ - metadata_end, " bytes left");
+    }
+    message.body = data_ + metadata_end;
+    message.body_offset = metadata_end;
+    message.body_length = body_length;
+    position_ = metadata_end + body_length;
+    return message;
+  }
+
+  const CachedSchema* FindCachedSchema(const uint8_t* bytes, int64_t size) const {
+    for (const auto& entry : schema_cache_) {
+      if (static_cast<int64_t>(entry->bytes.size()) == size &&
+          std::memcmp(entry->bytes.data(), bytes, static_cast<size_t>(size)) == 0) {
+        return entry.get();
+      }
+    }
+    return nullptr;
+  }
+
+  Status HandleSchema(const Message& message) {
+    const CachedSchema* cached = pending_cached_;
+    if (cached != nullptr) {
+      metrics_.schemas_cached += 1;
+    } else {
+      if (message.flatbuffer->header_type() != fb::MessageHeader::Schema) {
+        return CorruptAt(message.start, "the stream starts with a ",
+                         fb::EnumNameMessageHeader(message.flatbuffer->header_type()),
+                         " message, expected Schema");
+      }
+      const fb::Schema* schema = message.flatbuffer->header_as_Schema();
+      if (schema == nullptr) return CorruptAt(message.start, "Schema message without a schema");
+      if (message.body_length != 0) {
+        return CorruptAt(message.start, "Schema message with a body of ", message.body_length,
+                         " bytes");
+      }
+      auto converted = ipc::SchemaFromFlatbuffer(
+          *schema, source_ + ": byte " + std::to_string(base_offset_ + message.start));
+      if (!converted.ok()) return converted.status();
+      auto entry = std::make_unique<CachedSchema>();
+      entry->bytes.assign(reinterpret_cast<const char*>(message.metadata),
+                          static_cast<size_t>(message.metadata_size));
+      entry->schema = std::move(converted).ValueUnsafe();
+      for (const auto& [key, value] : entry->schema->metadata()) {
+        if (key == ipc::kCodecMetadataKey && value == "snappy") {
+          entry->declared_codec = CompressionCodec::kSnappy;
+        }
+      }
+      for (const Field& field : entry->schema->fields()) {
+        entry->node_count += CountNodes(*field.type);
+        entry->buffer_count += CountBuffers(*field.type);
+      }
+      metrics_.schemas_parsed += 1;
+      // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
+      if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
+      schema_cache_.push_back(std::move(entry));
+      cached = schema_cache_.back().get();
+    }
+    current_ = cached;
+    schema_ = cached->schema;
+    return Status::OK();
+  }
+
+  Result<Decompressor*> DecompressorFor(CompressionCodec codec) {
+    auto& slot = decompressors_[static_cast<size_t>(codec)];
+    if (slot == nullptr) {
+      SLUICE_ASSIGN_OR_RAISE(slot, Decompressor::Make(codec));
+    }
+    return slot.get();
+  }
+
+  Result<RecordBatch> DecodeRecordBatch(const Message& message) {
+    const fb::RecordBatch* batch = message.flatbuffer->header_as_RecordBatch();
+    if (batch == nullptr) return CorruptAt(message.start, "RecordBatch message without a header");
+    const int64_t length = batch->length();
+    if (length < 0) return CorruptAt(message.start, "negative batch length ", length);
+    const auto* nodes = batch->nodes();
+    const auto* buffers = batch->buffers();
+    const int64_t node_count = nodes != nullptr ? nodes->size() : 0;
+    const int64_t buffer_count = buffers != nullptr ? buffers->size() : 0;
+    if (node_count != current_->node_count || buffer_count != current_->buffer_count) {
+      return CorruptAt(message.start, "the batch has ", node_count, " field nodes and ",
+                       buffer_count, " buffers; its schema needs ", current_->node_count, " and ",
+                       current_->buffer_count);
+    }
+
+    CompressionCodec codec = CompressionCodec::kNone;
+    if (const fb::BodyCompression* compression = batch->compression()) {
+      if (compression->method() != fb::BodyCompressionMethod::BUFFER) {
+        return CorruptAt(message.start, "unsupported body compression method ",
+                         static_cast<int>(compression->method()));
+      }
+      switch (compression->codec()) {
+        case fb::CompressionType::LZ4_FRAME:
+          codec = CompressionCodec::kLz4Frame;
+          break;
+        case fb::CompressionType::ZSTD:
+          codec = CompressionCodec::kZstd;
+          break;
+        case fb::CompressionType::SLUICE_SNAPPY:
+          codec = CompressionCodec::kSnappy;
+          break;
+        default:
+          return CorruptAt(message.start, "unknown body compression codec ",
+                           static_cast<int>(compression->codec()));
+      }
+    }
+    SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
+
+    // Assemble the arrays, pre-order, as the nodes and buffers list them.
+    node_index_ = 0;
+    buffer_index_ = 0;
+    nodes_ = nodes;
+    std::vector<ArrayData> columns(schema_->num_fields());
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const Field& field = schema_->field(c);
+      SLUICE_RETURN_NOT_OK(Assemble(*field.type, field.name, message, &columns[c]));
+      if (columns[c].length != length) {
+        return CorruptAt(message.start, "column '", field.name, "' has ", columns[c].length,
+                         " rows, the batch ", length);
+      }
+      Status valid = ValidateArray(columns[c], field.name);
+      if (!valid.ok()) {
+        return Status::Corrupt(source_, ": byte ", base_offset_ + message.start,
+                               ": invalid record batch: ", valid.message());
+      }
+    }
+    std::vector<MemoryOwner> owners;
+    if (arena_ != nullptr) owners.push_back(std::move(arena_));
+    if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
+    metrics_.blocks += 1;
+    metrics_.rows += length;
+    return RecordBatch(schema_, length, std::move(columns), std::move(owners));
+  }
+
+  // Turns the Buffer entries into views: in place when uncompressed and aligned, otherwise
+  // decompressed (or copied) once into the block's arena.
+  Status ResolveBuffers(const Message& message,
+                        const flatbuffers::Vector<const fb::Buffer*>* buffers,
+                        CompressionCodec codec) {
+    const int64_t count = buffers != nullptr ? buffers->size() : 0;
+    views_.resize(static_cast<size_t>(count));
+    arena_sizes_.resize(static_cast<size_t>(count));
+    arena_ = nullptr;
+    uses_input_bytes_ = false;
+    Decompressor* decompressor = nullptr;
+    if (codec != CompressionCodec::kNone) {
+      if (codec == CompressionCodec::kSnappy &&
+          current_->declared_codec != CompressionCodec::kSnappy) {
+        return CorruptAt(message.start,
+                         "the body uses Sluice's snappy codec but the schema does not declare it");
+      }
+      SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(codec));
+    }
+
+    // First pass: bounds, and how much arena each buffer needs.
+    int64_t arena_size = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const fb::Buffer* buffer = buffers->Get(static_cast<flatbuffers::uoffset_t>(i));
+      const int64_t offset = buffer->offset();
+      const int64_t length = buffer->length();
+      if (offset < 0 || length < 0 || offset > message.body_length ||
+          length > message.body_length - offset) {
+        return CorruptAt(message.body_offset, "buffer ", i, " spans [", offset, ", ",
+                         offset + static_cast<uint64_t>(length), ") outside the body of ",
+                         message.body_length, " bytes");
+      }
+      const uint8_t* bytes = message.body + offset;
+      int64_t needed = 0;
+      if (codec == CompressionCodec::kNone || length == 0) {
+        views_[i] = BufferView{length == 0 ? nullptr : bytes, length};
+        if (length > 0 && !IsAligned(bytes)) needed = length;
+      } else {
+        if (length < ipc::kCompressedLengthPrefixSize) {
+          return CorruptAt(message.body_offset + offset, "compressed buffer ", i, " has ", length,
+                           " bytes, less than its 8-byte length prefix");
+        }
+        const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
+        const int64_t payload = length - ipc::kCompressedLengthPrefixSize;
+        if (declared == ipc::kUncompressedBufferMarker) {
+          views_[i] = BufferView{bytes + ipc::kCompressedLengthPrefixSize, payload};
+          if (payload > 0 && !IsAligned(views_[i].data)) needed = payload;
+        } else if (declared < 0 || declared > options_.max_block_bytes) {
+          return CorruptAt(message.body_offset + offset, "compressed buffer ", i,
+                           " declares an uncompressed length of ", declared);
+        } else {
+          views_[i] = BufferView{nullptr, declared};
+          needed = declared;
+        }
+      }
+      arena_sizes_[i] = needed;
+      arena_size += bits::RoundUp(needed, ipc::kBufferAlignment);
+      if (arena_size > options_.max_block_bytes) {
+        return CorruptAt(message.body_offset + offset, "the block decodes to more than ",
+                         options_.max_block_bytes, " bytes");
+      }
+    }
+
+    // Second pass: decompress or copy into the arena.
+    if (arena_size > 0) {
+      auto arena = std::make_shared<BlockArena>();
+      arena->bytes.Resize(arena_size);
+      int64_t position = 0;
+      const auto start = std::chrono::steady_clock::now();
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t needed = arena_sizes_[i];
+        if (needed == 0) continue;
+        uint8_t* dest = arena->bytes.data() + position;
+        const fb::Buffer* buffer = buffers->Get(static_cast<flatbuffers::uoffset_t>(i));
+        const uint8_t* bytes = message.body + buffer->offset();
+        if (views_[i].data != nullptr) {
+          std::memcpy(dest, views_[i].data, static_cast<size_t>(needed));  // misaligned input
+        } else {
+          Status status = decompressor->Decompress(bytes + ipc::kCompressedLengthPrefixSize,
+                                                   buffer->length() - ipc::kCompressedLengthPrefixSize,
+                                                   dest, needed);
+          if (!status.ok()) {
+            return CorruptAt(message.body_offset + buffer->offset(), "buffer ", i, ": ",
+                             status.message());
+          }
+          metrics_.decompressed_bytes += needed;
+        }
+        views_[i] = BufferView{dest, needed};
+        position += bits::RoundUp(needed, ipc::kBufferAlignment);
+      }
+      metrics_.decompress_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count();
+      arena_ = std::move(arena);
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      if (views_[i].data != nullptr && arena_sizes_[i] == 0) uses_input_bytes_ = true;
+    }
+    return Status::OK();
+  }
+
+  Status Assemble(const DataType& type, const std::string& path, const Message& message,
+                  ArrayData* out) {
+    const fb::FieldNode* node = nodes_->Get(static_cast<flatbuffers::uoffset_t>(node_index_++));
+    const int64_t length = node->length();
+    const int64_t null_count = node->null_count();
+    if (length < 0 || null_count < 0 || null_count > length) {
+      return CorruptAt(message.start, "field '", path, "': node length ", length,
+                       " and null count ", null_count, " are inconsistent");
+    }
+    out->type = &type;
+    out->length = length;
+    out->offset = 0;
+    out->null_count = null_count;
+    const int buffer_count = BufferCount(type.id());
+    for (int b = 0; b < buffer_count; ++b) out->buffers[b] = views_[buffer_index_++];
+    if (type.id() == TypeId::kNull) {
+      out->null_count = length;  // some writers say 0; a null array is all nulls
+    } else if (out->buffers[0].size == 0) {
+      out->buffers[0].data = nullptr;
+      if (null_count != 0) {
+        return CorruptAt(message.start, "field '", path, "' has ", null_count,
+                         " nulls but no validity bitmap");
+      }
+    }
+    const auto& children = type.children();
+    out->children.resize(children.size());
+    for (size_t c = 0; c < children.size(); ++c) {
+      SLUICE_RETURN_NOT_OK(
+          Assemble(*children[c].type, path + "." + children[c].name, message, &out->children[c]));
+    }
+    if (type.id() == TypeId::kStruct) {
+      // Struct children must cover the struct; keep them aligned with it.
+      for (size_t c = 0; c < children.size(); ++c) {
+        ArrayData& child = out->children[c];
+        if (child.length < length) {
+          return CorruptAt(message.start, "field '", path, ".", children[c].name, "' has ",
+                           child.length, " rows, fewer than its struct's ", length);
+        }
+        if (child.length > length) {
+          Status valid = ValidateArray(child, path + "." + children[c].name);
+          if (!valid.ok()) return CorruptAt(message.start, valid.message());
+          child = child.Slice(0, length);
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  static constexpr size_t kMaxCachedSchemas = 64;
+
+  SegmentDecoderOptions options_;
+  SegmentDecoderMetrics metrics_;
+
+  // The segment being decoded.
+  const uint8_t* data_ = nullptr;
+  int64_t size_ = 0;
+  MemoryOwner owner_;
+  std::string source_;
+  int64_t base_offset_ = 0;
+  int64_t position_ = 0;
+  bool file_format_ = false;
+  bool finished_ = false;
+  SchemaPtr schema_;
+  const CachedSchema* current_ = nullptr;
+  const CachedSchema* pending_cached_ = nullptr;
+
+  std::vector<std::unique_ptr<CachedSchema>> schema_cache_;
+  std::array<std::unique_ptr<Decompressor>, 4> decompressors_;
+
+  // Per-block state, reused.
+  std::vector<BufferView> views_;
+  std::vector<int64_t> arena_sizes_;
+  std::shared_ptr<BlockArena> arena_;
+  bool uses_input_bytes_ = false;
+  const flatbuffers::Vector<const fb::FieldNode*>* nodes_ = nullptr;
+  int64_t node_index_ = 0;
+  int64_t buffer_index_ = 0;
+};
+
+SegmentDecoder::SegmentDecoder(const SegmentDecoderOptions& options)
+    : impl_(std::make_unique<Impl>(options)) {}
+
+SegmentDecoder::~SegmentDecoder() = default;
+
+Status SegmentDecoder::Begin(const uint8_t* data, int64_t size, MemoryOwner owner,
+                             std::string source, int64_t base_offset) {
+  return impl_->Begin(data, size, std::move(owner), std::move(source), base_offset);
+}
+
+const SchemaPtr& SegmentDecoder::schema() const { return impl_->schema(); }
+Status SegmentDecoder::ReadSchema() { return impl_->ReadSchema(); }
+Result<std::optional<RecordBatch>> SegmentDecoder::Next() { return impl_->Next(); }
+int64_t SegmentDecoder::position() const { return impl_->position(); }
+const SegmentDecoderMetrics& SegmentDecoder::metrics() const { return impl_->metrics(); }
+
+}  // namespace sluice

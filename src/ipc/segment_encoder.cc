@@ -1,0 +1,340 @@
+#include "sluice/ipc/segment_encoder.h"
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "arrow_message_generated.h"
+#include "column_gather_internal.h"
+#include "schema_message_internal.h"
+#include "sluice/base/bit_ops.h"
+#include "sluice/base/check.h"
+#include "sluice/ipc/ipc_format.h"
+
+namespace sluice {
+
+namespace {
+
+using ipc::kBufferAlignment;
+using ipc::PlannedBuffer;
+using ipc::PlannedNode;
+
+int64_t NanosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
+// Returns where a scalar field of a flatbuffer table is stored. The template is built with
+// ForceDefaults, so every field is present.
+const uint8_t* ScalarFieldAddress(const void* table, flatbuffers::voffset_t field) {
+  const auto* table_bytes = static_cast<const uint8_t*>(table);
+  const uint8_t* vtable = table_bytes - flatbuffers::ReadScalar<flatbuffers::soffset_t>(table_bytes);
+  const auto vtable_size = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable);
+  SLUICE_CHECK(field < vtable_size, "flatbuffer template lacks a field");
+  const auto field_offset = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + field);
+  SLUICE_CHECK(field_offset != 0, "flatbuffer template lacks a field");
+  return table_bytes + field_offset;
+}
+
+fb::CompressionType ArrowCodec(CompressionCodec codec) {
+  switch (codec) {
+    case CompressionCodec::kZstd:
+      return fb::CompressionType::ZSTD;
+    case CompressionCodec::kSnappy:
+      return fb::CompressionType::SLUICE_SNAPPY;
+    default:
+      return fb::CompressionType::LZ4_FRAME;
+  }
+}
+
+}  // namespace
+
+class SegmentEncoder::Impl {
+ public:
+  Impl(const Schema& schema, const SegmentEncoderOptions& options) {
+    for (const Field& field : schema.fields()) {
+      columns_.push_back(ipc::ColumnGather::Make(*field.type));
+      node_count_ += columns_.back()->node_count();
+      buffer_count_ += columns_.back()->buffer_count();
+    }
+    codec_ = options.codec;
+  }
+
+  Status Init(const Schema& schema, const SegmentEncoderOptions& options) {
+    if (codec_ != CompressionCodec::kNone) {
+      SLUICE_ASSIGN_OR_RAISE(compressor_, Compressor::Make(codec_, options.compression_level));
+    }
+    if (codec_ == CompressionCodec::kSnappy) {
+      // Mark the schema so a reader knows which codec the bodies use.
+      KeyValueMetadata metadata = schema.metadata();
+      metadata.emplace_back(ipc::kCodecMetadataKey, "snappy");
+      SLUICE_RETURN_NOT_OK(
+          ipc::AppendSchemaMessage(Schema(schema.fields(), std::move(metadata)), &schema_message_));
+    } else {
+      SLUICE_RETURN_NOT_OK(ipc::AppendSchemaMessage(schema, &schema_message_));
+    }
+    BuildRecordBatchTemplate();
+    return Status::OK();
+  }
+
+  std::span<const uint8_t> schema_message() const {
+    return {schema_message_.data(), static_cast<size_t>(schema_message_.size())};
+  }
+
+  Status Append(std::span<const BatchRows> selection, AlignedBuffer* out,
+                SegmentEncoderMetrics* metrics) {
+    SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
+    const auto gather_start = std::chrono::steady_clock::now();
+    int64_t length = 0;
+    plan_.Clear();
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      SelectColumn(selection, c, &length);
+      columns_[c]->Plan(column_chunks_, length, &plan_);
+    }
+    if (plan_.offsets_overflow) {
+      return Status::Invalid("a block of ", length,
+                             " rows holds more than 2^31 values or bytes in a column with 32-bit "
+                             "offsets; lower the target block size");
+    }
+    SLUICE_DCHECK(static_cast<int>(plan_.nodes.size()) == node_count_);
+    SLUICE_DCHECK(static_cast<int>(plan_.buffers.size()) == buffer_count_);
+
+    int64_t uncompressed = 0;
+    for (const auto& buffer : plan_.buffers) uncompressed += buffer.size;
+    const int64_t message_start = out->size();
+    int64_t body_length = 0;
+    if (codec_ == CompressionCodec::kNone) {
+      body_length = LayOutBody();
+      out->Reserve(message_start + static_cast<int64_t>(template_.size()) + body_length);
+      out->Append(template_.data(), template_.size());
+      uint8_t* body = out->AppendUninitialized(body_length);
+      for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+        PlannedBuffer& buffer = plan_.buffers[i];
+        uint8_t* dest = body + buffer_offsets_[i];
+        if (buffer.direct != nullptr) {
+          std::memcpy(dest, buffer.direct, static_cast<size_t>(buffer.size));
+        } else {
+          buffer.destination = dest;
+        }
+        const int64_t padded = bits::RoundUp(buffer.size, kBufferAlignment);
+        std::memset(dest + buffer.size, 0, static_cast<size_t>(padded - buffer.size));
+      }
+      WriteColumns(selection, &length);
+      metrics->gather_nanos += NanosSince(gather_start);
+    } else {
+      GatherIntoScratch(selection, &length);
+      metrics->gather_nanos += NanosSince(gather_start);
+      const auto compress_start = std::chrono::steady_clock::now();
+      out->Append(template_.data(), template_.size());
+      SLUICE_ASSIGN_OR_RAISE(body_length, CompressBody(out));
+      metrics->compress_nanos += NanosSince(compress_start);
+    }
+    PatchMetadata(out->data() + message_start, length, body_length);
+    metrics->blocks += 1;
+    metrics->rows += length;
+    metrics->uncompressed_body_bytes += uncompressed;
+    metrics->encoded_bytes += out->size() - message_start;
+    return Status::OK();
+  }
+
+ private:
+  // Builds the RecordBatch message once, with every field present, and records where the
+  // per-block values live so that a block only patches them.
+  void BuildRecordBatchTemplate() {
+    flatbuffers::FlatBufferBuilder builder(1024);
+    builder.ForceDefaults(true);
+    std::vector<fb::FieldNode> nodes(static_cast<size_t>(node_count_), fb::FieldNode(0, 0));
+    std::vector<fb::Buffer> buffers(static_cast<size_t>(buffer_count_), fb::Buffer(0, 0));
+    auto nodes_offset = builder.CreateVectorOfStructs(nodes);
+    auto buffers_offset = builder.CreateVectorOfStructs(buffers);
+    flatbuffers::Offset<fb::BodyCompression> compression;
+    if (codec_ != CompressionCodec::kNone) {
+      compression = fb::CreateBodyCompression(builder, ArrowCodec(codec_),
+                                              fb::BodyCompressionMethod::BUFFER);
+    }
+    fb::RecordBatchBuilder batch(builder);
+    batch.add_length(0);
+    batch.add_nodes(nodes_offset);
+    batch.add_buffers(buffers_offset);
+    if (codec_ != CompressionCodec::kNone) batch.add_compression(compression);
+    auto batch_offset = batch.Finish();
+    auto message = fb::CreateMessage(builder, fb::MetadataVersion::V5,
+                                     fb::MessageHeader::RecordBatch, batch_offset.Union(), 0);
+    builder.Finish(message);
+    template_.Clear();
+    ipc::AppendFramedMessage(builder.GetBufferPointer(), builder.GetSize(), &template_);
+
+    const uint8_t* base = template_.data();
+    const fb::Message* parsed = fb::GetMessage(base + ipc::kMessagePrefixSize);
+    const fb::RecordBatch* parsed_batch = parsed->header_as_RecordBatch();
+    body_length_position_ = ScalarFieldAddress(parsed, fb::Message::VT_BODY_LENGTH) - base;
+    length_position_ = ScalarFieldAddress(parsed_batch, fb::RecordBatch::VT_LENGTH) - base;
+    nodes_position_ = reinterpret_cast<const uint8_t*>(parsed_batch->nodes()->Data()) - base;
+    buffers_position_ = reinterpret_cast<const uint8_t*>(parsed_batch->buffers()->Data()) - base;
+  }
+
+  void PatchMetadata(uint8_t* message, int64_t length, int64_t body_length) {
+    bits::StoreUnaligned<int64_t>(message + length_position_, length);
+    bits::StoreUnaligned<int64_t>(message + body_length_position_, body_length);
+    uint8_t* node = message + nodes_position_;
+    for (const PlannedNode& planned : plan_.nodes) {
+      bits::StoreUnaligned<int64_t>(node, planned.length);
+      bits::StoreUnaligned<int64_t>(node + 8, planned.null_count);
+      node += sizeof(fb::FieldNode);
+    }
+    uint8_t* buffer = message + buffers_position_;
+    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+      bits::StoreUnaligned<int64_t>(buffer, buffer_offsets_[i]);
+      bits::StoreUnaligned<int64_t>(buffer + 8, buffer_lengths_[i]);
+      buffer += sizeof(fb::Buffer);
+    }
+  }
+
+  // Builds the chunks of column `c` from the batch-level selection.
+  void SelectColumn(std::span<const BatchRows> selection, size_t c, int64_t* length) {
+    column_chunks_.clear();
+    *length = 0;
+    for (const BatchRows& rows : selection) {
+      if (rows.count == 0) continue;
+      column_chunks_.push_back(
+          ipc::RowChunk{&rows.batch->column(c), rows.rows, rows.start, rows.count});
+      *length += rows.count;
+    }
+  }
+
+  void WriteColumns(std::span<const BatchRows> selection, int64_t* length) {
+    size_t buffer_index = 0;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      SelectColumn(selection, c, length);
+      columns_[c]->Write(column_chunks_, &plan_, &buffer_index);
+    }
+  }
+
+  // Uncompressed: each buffer at the next 8-byte boundary. Returns the body length.
+  int64_t LayOutBody() {
+    buffer_offsets_.resize(plan_.buffers.size());
+    buffer_lengths_.resize(plan_.buffers.size());
+    int64_t position = 0;
+    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+      buffer_offsets_[i] = position;
+      buffer_lengths_[i] = plan_.buffers[i].size;
+      position += bits::RoundUp(plan_.buffers[i].size, kBufferAlignment);
+    }
+    return position;
+  }
+
+  // Compressed: gathered buffers go to the scratch, which is the codec's input.
+  void GatherIntoScratch(std::span<const BatchRows> selection, int64_t* length) {
+    int64_t scratch_size = 0;
+    for (const PlannedBuffer& buffer : plan_.buffers) {
+      if (buffer.direct == nullptr) scratch_size += bits::RoundUp(buffer.size, kBufferAlignment);
+    }
+    scratch_.Resize(scratch_size);
+    int64_t position = 0;
+    for (PlannedBuffer& buffer : plan_.buffers) {
+      if (buffer.direct != nullptr) continue;
+      buffer.destination = scratch_.data() + position;
+      position += bits::RoundUp(buffer.size, kBufferAlignment);
+    }
+    WriteColumns(selection, length);
+  }
+
+  // Appends every buffer, compressed or raw when compression does not shrink it, each with
+  // Arrow's 8-byte uncompressed-length prefix. Returns the body length.
+  Result<int64_t> CompressBody(AlignedBuffer* out) {
+    buffer_offsets_.resize(plan_.buffers.size());
+    buffer_lengths_.resize(plan_.buffers.size());
+    const int64_t body_start = out->size();
+    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+      const PlannedBuffer& buffer = plan_.buffers[i];
+      buffer_offsets_[i] = out->size() - body_start;
+      if (buffer.size == 0) {
+        // Arrow writes empty buffers without a prefix.
+        buffer_lengths_[i] = 0;
+        continue;
+      }
+      const uint8_t* source = buffer.direct != nullptr ? buffer.direct : buffer.destination;
+      const int64_t capacity = compressor_->MaxCompressedSize(buffer.size);
+      const int64_t start = out->size();
+      out->Reserve(start + ipc::kCompressedLengthPrefixSize + std::max(capacity, buffer.size) +
+                   kBufferAlignment);
+      uint8_t* prefix = out->data() + start;
+      uint8_t* payload = prefix + ipc::kCompressedLengthPrefixSize;
+      SLUICE_ASSIGN_OR_RAISE(int64_t compressed,
+                             compressor_->Compress(source, buffer.size, payload, capacity));
+      int64_t stored = compressed;
+      if (compressed >= buffer.size) {
+        // Compression does not pay: store the bytes as they are (Arrow's -1 length).
+        bits::StoreUnaligned<int64_t>(prefix, ipc::kUncompressedBufferMarker);
+        std::memcpy(payload, source, static_cast<size_t>(buffer.size));
+        stored = buffer.size;
+      } else {
+        bits::StoreUnaligned<int64_t>(prefix, buffer.size);
+      }
+      out->Resize(start + ipc::kCompressedLengthPrefixSize + stored);
+      buffer_lengths_[i] = ipc::kCompressedLengthPrefixSize + stored;
+      out->PadTo(kBufferAlignment);
+    }
+    return out->size() - body_start;
+  }
+
+  CompressionCodec codec_ = CompressionCodec::kNone;
+  std::unique_ptr<Compressor> compressor_;
+  std::vector<std::unique_ptr<ipc::ColumnGather>> columns_;
+  int node_count_ = 0;
+  int buffer_count_ = 0;
+
+  AlignedBuffer schema_message_;
+  AlignedBuffer template_;
+  int64_t length_position_ = 0;
+  int64_t body_length_position_ = 0;
+  int64_t nodes_position_ = 0;
+  int64_t buffers_position_ = 0;
+
+  // Per-block state, reused.
+  ipc::BlockPlan plan_;
+  std::vector<ipc::RowChunk> column_chunks_;
+  std::vector<int64_t> buffer_offsets_;
+  std::vector<int64_t> buffer_lengths_;
+  AlignedBuffer scratch_;
+};
+
+SegmentEncoder::SegmentEncoder(SchemaPtr schema, const SegmentEncoderOptions& options)
+    : schema_(std::move(schema)), options_(options) {}
+
+SegmentEncoder::~SegmentEncoder() = default;
+
+Result<std::unique_ptr<SegmentEncoder>> SegmentEncoder::Make(SchemaPtr schema,
+                                                             const SegmentEncoderOptions& options) {
+  if (schema == nullptr) return Status::Invalid("SegmentEncoder needs a schema");
+  std::unique_ptr<SegmentEncoder> encoder(new SegmentEncoder(schema, options));
+  encoder->impl_ = std::make_unique<Impl>(*schema, options);
+  SLUICE_RETURN_NOT_OK(encoder->impl_->Init(*schema, options));
+  return encoder;
+}
+
+std::span<const uint8_t> SegmentEncoder::schema_message() const { return impl_->schema_message(); }
+
+Status SegmentEncoder::AppendRecordBatch(std::span<const BatchRows> selection, AlignedBuffer* out) {
+  return impl_->Append(selection, out, &metrics_);
+}
+
+Status SegmentEncoder::AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out) {
+  if (batch.num_columns() != schema_->num_fields()) {
+    return Status::Invalid("batch has ", batch.num_columns(), " columns, the segment schema has ",
+                           schema_->num_fields());
+  }
+  const BatchRows whole{&batch, nullptr, 0, batch.num_rows()};
+  return impl_->Append(std::span<const BatchRows>(&whole, 1), out, &metrics_);
+}
+
+Status SegmentEncoder::AppendSegment(std::span<const RecordBatch> batches, AlignedBuffer* out) {
+  const auto schema = schema_message();
+  out->Append(schema.data(), static_cast<int64_t>(schema.size()));
+  for (const RecordBatch& batch : batches) SLUICE_RETURN_NOT_OK(AppendRecordBatch(batch, out));
+  out->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
+  return Status::OK();
+}
+
+}  // namespace sluice

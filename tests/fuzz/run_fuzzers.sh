@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target in a build for a bounded time, starting from its committed seed
+# corpus (copied, so the committed corpus does not grow). Fails if any target finds a crash.
+set -euo pipefail
+build_dir=${1:?usage: run_fuzzers.sh BUILD_DIR}
+seconds=${FUZZ_SECONDS:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+shopt -s nullglob
+targets=("$build_dir"/tests/*_fuzz)
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "run_fuzzers: no fuzz targets in $build_dir/tests" >&2
+  exit 1
+fi
+for target in "${targets[@]}"; do
+  name=$(basename "$target")
+  corpus="$work/$name"
+  mkdir -p "$corpus"
+  if [ -d "$here/corpus/$name" ]; then cp "$here/corpus/$name"/* "$corpus"/ 2>/dev/null || true; fi
+  echo "fuzzing $name for ${seconds}s"
+  (cd "$work" && ASAN_OPTIONS=detect_leaks=1 "$target" -max_total_time="$seconds" \
+     -rss_limit_mb=2048 -print_final_stats=1 "$corpus" 2>"$work/$name.log") || {
+    tail -50 "$work/$name.log" >&2
+    echo "run_fuzzers: $name failed; the crashing input is in the log above" >&2
+    exit 1
+  }
+  grep -E "stat::number_of_executed_units|stat::new_units_added" "$work/$name.log" | sed "s/^/  $name: /"
+done

@@ -1,0 +1,107 @@
+"""Random pyarrow data of every type Sluice carries, nested, with nulls at every level."""
+
+import datetime
+import decimal
+import random
+
+import pyarrow as pa
+
+LEAF_TYPES = [
+    pa.null(),
+    pa.bool_(),
+    pa.int8(),
+    pa.int16(),
+    pa.int32(),
+    pa.int64(),
+    pa.uint8(),
+    pa.uint16(),
+    pa.uint32(),
+    pa.uint64(),
+    pa.float32(),
+    pa.float64(),
+    pa.date32(),
+    pa.timestamp("s"),
+    pa.timestamp("ms", tz="UTC"),
+    pa.timestamp("us", tz="America/New_York"),
+    pa.timestamp("ns"),
+    pa.decimal128(11, 2),
+    pa.decimal128(38, 10),
+    pa.string(),
+    pa.large_string(),
+    pa.binary(),
+    pa.large_binary(),
+    pa.binary(5),
+]
+
+
+def nested_types():
+    """Nested types three deep, mixing list, large_list, struct and map."""
+    inner = pa.struct([("a", pa.int64()), ("b", pa.string()), pa.field("c", pa.float64(), nullable=False)])
+    level2 = pa.struct([("s", inner), ("l", pa.list_(inner)), ("m", pa.map_(pa.string(), inner))])
+    return [
+        pa.list_(pa.int32()),
+        pa.large_list(pa.string()),
+        pa.map_(pa.string(), pa.int64()),
+        level2,
+        pa.list_(level2),
+        pa.map_(pa.int32(), pa.large_list(level2)),
+        pa.struct([("x", pa.list_(pa.list_(pa.decimal128(20, 4)))), ("y", pa.binary(3))]),
+    ]
+
+
+def all_types_schema():
+    fields = [pa.field(f"c{i}", t) for i, t in enumerate(LEAF_TYPES + nested_types())]
+    fields.append(pa.field("required", pa.int64(), nullable=False))
+    return pa.schema(fields)
+
+
+def random_value(rng, data_type, nullable=True, null_probability=0.15):
+    """A Python value of `data_type` that pa.array accepts."""
+    if pa.types.is_null(data_type) or (nullable and rng.random() < null_probability):
+        return None
+    if pa.types.is_boolean(data_type):
+        return rng.random() < 0.5
+    if pa.types.is_integer(data_type):
+        bits = data_type.bit_width
+        if pa.types.is_signed_integer(data_type):
+            return rng.randint(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        return rng.randint(0, (1 << bits) - 1)
+    if pa.types.is_floating(data_type):
+        return rng.choice([0.0, -0.0, float("inf"), rng.uniform(-1e6, 1e6), rng.uniform(-1, 1)])
+    if pa.types.is_date32(data_type):
+        return datetime.date(1970, 1, 1) + datetime.timedelta(days=rng.randint(-20000, 20000))
+    if pa.types.is_timestamp(data_type):
+        return rng.randint(-(10**12), 10**12)
+    if pa.types.is_decimal(data_type):
+        digits = data_type.precision
+        unscaled = rng.randint(-(10**digits) + 1, 10**digits - 1)
+        return decimal.Decimal(unscaled).scaleb(-data_type.scale)
+    if pa.types.is_fixed_size_binary(data_type):
+        return bytes(rng.getrandbits(8) for _ in range(data_type.byte_width))
+    if pa.types.is_string(data_type) or pa.types.is_large_string(data_type):
+        return "".join(rng.choice("abcdefghij€😁") for _ in range(rng.randint(0, 12)))
+    if pa.types.is_binary(data_type) or pa.types.is_large_binary(data_type):
+        return bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 12)))
+    if pa.types.is_map(data_type):
+        return [
+            (random_value(rng, data_type.key_type, nullable=False), random_value(rng, data_type.item_field.type, data_type.item_field.nullable))
+            for _ in range(rng.randint(0, 3))
+        ]
+    if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+        field = data_type.value_field
+        return [random_value(rng, field.type, field.nullable) for _ in range(rng.randint(0, 3))]
+    if pa.types.is_struct(data_type):
+        return {
+            data_type.field(i).name: random_value(rng, data_type.field(i).type, data_type.field(i).nullable)
+            for i in range(data_type.num_fields)
+        }
+    raise TypeError(f"no generator for {data_type}")
+
+
+def random_table(schema, rows, seed):
+    rng = random.Random(seed)
+    columns = []
+    for field in schema:
+        values = [random_value(rng, field.type, field.nullable) for _ in range(rows)]
+        columns.append(pa.array(values, type=field.type))
+    return pa.Table.from_arrays(columns, schema=schema)

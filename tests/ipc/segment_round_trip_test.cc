@@ -1,0 +1,200 @@
+// Round trips through SegmentEncoder and SegmentDecoder: every type, every codec, whole batches
+// and rows gathered from several batches.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+#include "sluice/format/array_builder.h"
+#include "sluice/format/array_compare.h"
+#include "sluice/ipc/segment_decoder.h"
+#include "sluice/ipc/segment_encoder.h"
+#include "support/random_batch.h"
+
+namespace sluice {
+namespace {
+
+std::vector<RecordBatch> DecodeAll(const AlignedBuffer& bytes, SegmentDecoder* decoder) {
+  std::vector<RecordBatch> batches;
+  Status begun = decoder->Begin(bytes.data(), bytes.size(), nullptr, "test segment");
+  EXPECT_TRUE(begun.ok()) << begun.ToString();
+  while (true) {
+    auto next = decoder->Next();
+    EXPECT_TRUE(next.ok()) << next.status().ToString();
+    if (!next.ok() || !next->has_value()) break;
+    batches.push_back(std::move(**next));
+  }
+  return batches;
+}
+
+// Builds the batch holding `rows` of `sources` in order, one row at a time: the obvious
+// reference for the gather.
+void ExpectRowsEqual(const std::vector<std::pair<const RecordBatch*, int64_t>>& expected_rows,
+                     const RecordBatch& actual) {
+  ASSERT_EQ(static_cast<int64_t>(expected_rows.size()), actual.num_rows());
+  for (size_t row = 0; row < expected_rows.size(); ++row) {
+    const auto& [batch, index] = expected_rows[row];
+    for (size_t c = 0; c < actual.num_columns(); ++c) {
+      std::string difference;
+      ASSERT_TRUE(ArraysEqual(batch->column(c).Slice(index, 1),
+                              actual.column(c).Slice(static_cast<int64_t>(row), 1), &difference))
+          << "row " << row << " column " << c << difference;
+    }
+  }
+}
+
+class SegmentRoundTripTest : public ::testing::TestWithParam<CompressionCodec> {};
+
+TEST_P(SegmentRoundTripTest, WholeBatchesOfEveryType) {
+  auto schema = testing::AllTypesSchema(3);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  for (int64_t rows : {0, 1, 7, 64, 1000}) {
+    std::vector<RecordBatch> batches = {testing::RandomBatch(schema, rows, rows + 11),
+                                        testing::RandomBatch(schema, rows, rows + 12)};
+    AlignedBuffer bytes;
+    ASSERT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+    SegmentDecoder decoder;
+    std::vector<RecordBatch> decoded = DecodeAll(bytes, &decoder);
+    ASSERT_EQ(decoded.size(), batches.size());
+    for (size_t i = 0; i < batches.size(); ++i) {
+      std::string difference;
+      EXPECT_TRUE(BatchesEqual(batches[i], decoded[i], &difference))
+          << rows << " rows: " << difference;
+    }
+  }
+}
+
+TEST_P(SegmentRoundTripTest, SlicedBatches) {
+  auto schema = testing::AllTypesSchema(2);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  RecordBatch whole = testing::RandomBatch(schema, 300, 5);
+  for (auto [start, count] : std::vector<std::pair<int64_t, int64_t>>{{3, 100}, {64, 64}, {299, 1}}) {
+    RecordBatch slice = whole.Slice(start, count);
+    AlignedBuffer bytes;
+    ASSERT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&slice, 1), &bytes).ok());
+    SegmentDecoder decoder;
+    auto decoded = DecodeAll(bytes, &decoder);
+    ASSERT_EQ(decoded.size(), 1u);
+    std::string difference;
+    EXPECT_TRUE(BatchesEqual(slice, decoded[0], &difference)) << difference;
+  }
+}
+
+TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
+  auto schema = testing::AllTypesSchema(3);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  std::vector<RecordBatch> inputs;
+  for (int i = 0; i < 4; ++i) inputs.push_back(testing::RandomBatch(schema, 200, 100 + i));
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<uint32_t>> selected(inputs.size());
+  std::vector<BatchRows> selection;
+  std::vector<std::pair<const RecordBatch*, int64_t>> expected;
+  for (size_t b = 0; b < inputs.size(); ++b) {
+    for (uint32_t row = 0; row < 200; ++row) {
+      if (rng() % 3 == 0) selected[b].push_back(row);
+    }
+  }
+  for (size_t b = 0; b < inputs.size(); ++b) {
+    if (b == 2) {
+      // A contiguous range between index lists.
+      selection.push_back(BatchRows{&inputs[b], nullptr, 17, 50});
+      for (int64_t row = 17; row < 67; ++row) expected.emplace_back(&inputs[b], row);
+      continue;
+    }
+    selection.push_back(BatchRows{&inputs[b], selected[b].data(), 0,
+                                  static_cast<int64_t>(selected[b].size())});
+    for (uint32_t row : selected[b]) expected.emplace_back(&inputs[b], row);
+  }
+  AlignedBuffer bytes;
+  const auto schema_message = encoder->schema_message();
+  bytes.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
+  ASSERT_TRUE(encoder->AppendRecordBatch(selection, &bytes).ok());
+  bytes.Append("\xff\xff\xff\xff\0\0\0\0", 8);
+  SegmentDecoder decoder;
+  auto decoded = DecodeAll(bytes, &decoder);
+  ASSERT_EQ(decoded.size(), 1u);
+  ExpectRowsEqual(expected, decoded[0]);
+}
+
+TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {
+  auto schema = testing::AllTypesSchema(1);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  SegmentDecoder decoder;
+  for (int segment = 0; segment < 5; ++segment) {
+    RecordBatch batch = testing::RandomBatch(schema, 20, segment);
+    AlignedBuffer bytes;
+    ASSERT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &bytes).ok());
+    auto decoded = DecodeAll(bytes, &decoder);
+    ASSERT_EQ(decoded.size(), 1u);
+    EXPECT_TRUE(BatchesEqual(batch, decoded[0]));
+  }
+  EXPECT_EQ(decoder.metrics().schemas_parsed, 1);
+  EXPECT_EQ(decoder.metrics().schemas_cached, 4);
+}
+
+TEST_P(SegmentRoundTripTest, RandomNestedSchemas) {
+  std::mt19937_64 rng(77);
+  for (int round = 0; round < 20; ++round) {
+    auto schema = testing::RandomSchema(rng, 4, 3);
+    SegmentEncoderOptions options;
+    options.codec = GetParam();
+    auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+    RecordBatch batch = testing::RandomBatch(schema, 40, round);
+    AlignedBuffer bytes;
+    ASSERT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &bytes).ok());
+    SegmentDecoder decoder;
+    auto decoded = DecodeAll(bytes, &decoder);
+    ASSERT_EQ(decoded.size(), 1u);
+    std::string difference;
+    EXPECT_TRUE(BatchesEqual(batch, decoded[0], &difference)) << schema->ToString() << difference;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, SegmentRoundTripTest,
+                         ::testing::Values(CompressionCodec::kNone, CompressionCodec::kLz4Frame,
+                                           CompressionCodec::kZstd, CompressionCodec::kSnappy),
+                         [](const auto& info) {
+                           return std::string(CompressionCodecName(info.param));
+                         });
+
+TEST(SegmentEncoderTest, IncompressibleBuffersAreStoredRaw) {
+  // Non-null, so the only buffer is the random values.
+  auto schema = std::make_shared<Schema>(
+      std::vector<Field>{MakeField("b", DataType::FixedSizeBinary(16), false)});
+  SegmentEncoderOptions options;
+  options.codec = CompressionCodec::kLz4Frame;
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  RecordBatch batch = testing::RandomBatch(schema, 100, 3);
+  AlignedBuffer bytes;
+  ASSERT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &bytes).ok());
+  SegmentDecoder decoder;
+  auto decoded = DecodeAll(bytes, &decoder);
+  ASSERT_EQ(decoded.size(), 1u);
+  EXPECT_TRUE(BatchesEqual(batch, decoded[0]));
+  // Random bytes do not shrink, so nothing was decompressed.
+  EXPECT_EQ(decoder.metrics().decompressed_bytes, 0);
+}
+
+TEST(SegmentEncoderTest, BlocksAreEightByteAligned) {
+  auto schema = testing::AllTypesSchema(2);
+  auto encoder = SegmentEncoder::Make(schema).ValueOrDie();
+  AlignedBuffer bytes;
+  const auto schema_message = encoder->schema_message();
+  EXPECT_EQ(schema_message.size() % 8, 0u);
+  for (int64_t rows : {1, 3, 5, 13}) {
+    RecordBatch batch = testing::RandomBatch(schema, rows, rows);
+    ASSERT_TRUE(encoder->AppendRecordBatch(batch, &bytes).ok());
+    EXPECT_EQ(bytes.size() % 8, 0);
+  }
+}
+
+}  // namespace
+}  // namespace sluice
