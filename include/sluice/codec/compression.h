@@ -9,6 +9,11 @@
 // Formats: kLz4Frame writes one complete LZ4 frame per buffer (Arrow's LZ4_FRAME), kZstd one
 // complete zstd frame (Arrow's ZSTD), kSnappy one raw snappy block (not an Arrow codec; see the
 // README). The uncompressed length is not stored by the codec: Arrow's 8-byte prefix carries it.
+// kNone has no contexts: plain IPC stores buffers as they are, so Make(kNone) returns Invalid
+// rather than a context that would copy bytes for nothing.
+//
+// The one exception to "allocates nothing": snappy's compressor allocates its working memory
+// inside snappy on every call (its API cannot take it from outside); see snappy_codec.cc.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +29,9 @@ enum class CompressionCodec : uint8_t { kNone, kLz4Frame, kZstd, kSnappy };
 /// Returns "none", "lz4", "zstd" or "snappy".
 std::string_view CompressionCodecName(CompressionCodec codec);
 
-/// Parses "none", "lz4", "lz4_frame", "zstd", "zstd:LEVEL" or "snappy". Writes the level to
-/// `level` when one is given (otherwise leaves it alone).
+/// Parses "none", "lz4", "lz4_frame", "zstd", "zstd:LEVEL" or "snappy", in any case. Writes the
+/// level (1..22) to `level` when one is given and `level` is not null (otherwise leaves it
+/// alone). Returns Invalid, quoting `text`, for anything else.
 Result<CompressionCodec> ParseCompressionCodec(std::string_view text, int* level);
 
 /// Compresses buffers with one reusable context.
@@ -34,13 +40,15 @@ class Compressor {
   virtual ~Compressor() = default;
 
   /// Makes a compressor. `level` applies to zstd (1..22, default 1) and is ignored by others.
+  /// Returns Invalid for kNone and for a zstd level out of range.
   static Result<std::unique_ptr<Compressor>> Make(CompressionCodec codec, int level = 1);
 
+  /// Returns the codec this compressor writes.
   virtual CompressionCodec codec() const = 0;
   /// Returns an upper bound of the compressed size of `input_size` bytes.
   virtual int64_t MaxCompressedSize(int64_t input_size) const = 0;
   /// Compresses `input` into `output` (capacity at least MaxCompressedSize) and returns the
-  /// compressed size.
+  /// compressed size. Returns Invalid for a smaller capacity or negative sizes.
   virtual Result<int64_t> Compress(const uint8_t* input, int64_t input_size, uint8_t* output,
                                    int64_t output_capacity) = 0;
 };
@@ -50,11 +58,15 @@ class Decompressor {
  public:
   virtual ~Decompressor() = default;
 
+  /// Makes a decompressor. Returns Invalid for kNone.
   static Result<std::unique_ptr<Decompressor>> Make(CompressionCodec codec);
 
+  /// Returns the codec this decompressor reads.
   virtual CompressionCodec codec() const = 0;
   /// Decompresses `input` into exactly `output_size` bytes at `output`. Returns Corrupt when
-  /// the input is malformed, or when it decodes to more or fewer bytes than `output_size`.
+  /// the input is malformed or empty, when it decodes to more or fewer bytes than
+  /// `output_size`, or when bytes follow the end of the frame; Invalid for negative sizes. The
+  /// decompressor works normally again after any failure.
   virtual Status Decompress(const uint8_t* input, int64_t input_size, uint8_t* output,
                             int64_t output_size) = 0;
 };
