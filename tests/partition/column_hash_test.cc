@@ -1,0 +1,735 @@
+#include "sluice/partition/column_hash.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sluice/format/array_builder.h"
+#include "sluice/partition/partitioner.h"
+#include "sluice/partition/spark_hash.h"
+#include "support/random_batch.h"
+#include "support/test_vectors.h"
+
+namespace sluice {
+namespace {
+
+using Murmur = MurmurHash3Spark;
+using Xx = XxHash64Spark;
+
+// ---------------------------------------------------------------------------------------------
+// A plain scalar reference: one row at a time, recursive, written from Spark's
+// InterpretedHashFunction.hash and nothing else.
+
+// Java's BigInteger.toByteArray: big-endian two's complement, without leading bytes that only
+// repeat the sign of the byte after them.
+std::vector<uint8_t> BigIntegerToByteArray(__int128 value) {
+  std::vector<uint8_t> bytes(16);
+  for (int k = 0; k < 16; ++k) {
+    bytes[static_cast<size_t>(k)] =
+        static_cast<uint8_t>(static_cast<unsigned __int128>(value) >> (8 * (15 - k)));
+  }
+  while (bytes.size() > 1 && ((bytes[0] == 0x00 && (bytes[1] & 0x80) == 0) ||
+                              (bytes[0] == 0xff && (bytes[1] & 0x80) != 0))) {
+    bytes.erase(bytes.begin());
+  }
+  return bytes;
+}
+
+template <typename Hash>
+typename Hash::State HashByteVector(const std::vector<uint8_t>& bytes, typename Hash::State seed) {
+  return Hash::HashBytes(bytes.data(), std::ssize(bytes), seed);
+}
+
+template <typename Hash>
+typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename Hash::State seed) {
+  if (array.IsNull(row)) return seed;  // also every row of the null type
+  const int64_t i = array.offset + row;
+  const uint8_t* data = array.buffers[1].data;
+  auto value = [&](auto type_tag) {
+    using T = decltype(type_tag);
+    T v;
+    std::memcpy(&v, data + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    return v;
+  };
+  switch (array.type->id()) {
+    case TypeId::kNull:
+      return seed;
+    case TypeId::kBoolean:
+      return Hash::HashInt(bits::GetBit(data, i) ? 1 : 0, seed);
+    case TypeId::kInt8:
+      return Hash::HashInt(value(int8_t{}), seed);
+    case TypeId::kInt16:
+      return Hash::HashInt(value(int16_t{}), seed);
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+      return Hash::HashInt(value(int32_t{}), seed);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+      return Hash::HashLong(value(int64_t{}), seed);
+    case TypeId::kUInt8:
+      return Hash::HashInt(value(uint8_t{}), seed);
+    case TypeId::kUInt16:
+      return Hash::HashInt(value(uint16_t{}), seed);
+    case TypeId::kUInt32:
+      return Hash::HashLong(value(uint32_t{}), seed);
+    case TypeId::kUInt64:
+      return HashByteVector<Hash>(BigIntegerToByteArray(value(uint64_t{})), seed);
+    case TypeId::kFloat32: {
+      const float v = value(float{});
+      if (v == 0.0f) return Hash::HashInt(0, seed);
+      if (std::isnan(v)) return Hash::HashInt(0x7fc00000, seed);
+      return Hash::HashInt(std::bit_cast<int32_t>(v), seed);
+    }
+    case TypeId::kFloat64: {
+      const double v = value(double{});
+      if (v == 0.0) return Hash::HashLong(0, seed);
+      if (std::isnan(v)) return Hash::HashLong(0x7ff8000000000000LL, seed);
+      return Hash::HashLong(std::bit_cast<int64_t>(v), seed);
+    }
+    case TypeId::kDecimal128: {
+      const __int128 v = value(__int128{});
+      if (array.type->precision() <= 18) return Hash::HashLong(static_cast<int64_t>(v), seed);
+      return HashByteVector<Hash>(BigIntegerToByteArray(v), seed);
+    }
+    case TypeId::kUtf8:
+    case TypeId::kBinary: {
+      const auto* offsets = reinterpret_cast<const int32_t*>(data);
+      return Hash::HashBytes(array.buffers[2].data + offsets[i], offsets[i + 1] - offsets[i], seed);
+    }
+    case TypeId::kLargeUtf8:
+    case TypeId::kLargeBinary: {
+      const auto* offsets = reinterpret_cast<const int64_t*>(data);
+      return Hash::HashBytes(array.buffers[2].data + offsets[i], offsets[i + 1] - offsets[i], seed);
+    }
+    case TypeId::kFixedSizeBinary: {
+      const int64_t width = array.type->byte_width();
+      return Hash::HashBytes(data + i * width, width, seed);
+    }
+    case TypeId::kList:
+    case TypeId::kMap: {
+      const auto* offsets = reinterpret_cast<const int32_t*>(data);
+      for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
+        if (array.type->id() == TypeId::kMap) {
+          const ArrayData& entries = array.children[0];
+          seed = ReferenceHash<Hash>(entries.children[0], j, seed);
+          seed = ReferenceHash<Hash>(entries.children[1], j, seed);
+        } else {
+          seed = ReferenceHash<Hash>(array.children[0], j, seed);
+        }
+      }
+      return seed;
+    }
+    case TypeId::kLargeList: {
+      const auto* offsets = reinterpret_cast<const int64_t*>(data);
+      for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
+        seed = ReferenceHash<Hash>(array.children[0], j, seed);
+      }
+      return seed;
+    }
+    case TypeId::kStruct:
+      for (const ArrayData& child : array.children) seed = ReferenceHash<Hash>(child, row, seed);
+      return seed;
+  }
+  ADD_FAILURE() << "unhandled type " << array.type->ToString();
+  return seed;
+}
+
+template <typename Hash>
+typename Hash::State ReferenceRowHash(const RecordBatch& batch, const std::vector<int>& keys,
+                                      int64_t row) {
+  auto seed = static_cast<typename Hash::State>(Hash::kSeed);
+  for (const int key : keys) {
+    seed = ReferenceHash<Hash>(batch.column(static_cast<size_t>(key)), row, seed);
+  }
+  return seed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers.
+
+struct BatchMaker {
+  explicit BatchMaker(std::vector<Field> fields)
+      : schema(std::make_shared<Schema>(std::move(fields))), builders(MakeBuilders(*schema)) {}
+  ArrayBuilder& operator[](size_t index) { return *builders[index]; }
+  RecordBatch Finish() { return FinishBatch(schema, builders); }
+
+  SchemaPtr schema;
+  std::vector<std::unique_ptr<ArrayBuilder>> builders;
+};
+
+std::vector<uint32_t> MurmurOf(const RecordBatch& batch, std::vector<int> keys = {0}) {
+  std::vector<uint32_t> hashes(static_cast<size_t>(batch.num_rows()));
+  const Status status = Murmur3HashColumns(batch, keys, hashes.data());
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return hashes;
+}
+
+std::vector<uint64_t> XxOf(const RecordBatch& batch, std::vector<int> keys = {0}) {
+  std::vector<int64_t> hashes(static_cast<size_t>(batch.num_rows()));
+  const Status status = XxHash64Columns(batch, keys, hashes.data());
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return std::vector<uint64_t>(hashes.begin(), hashes.end());
+}
+
+constexpr uint32_t kSeed = Murmur::kSeed;
+
+// ---------------------------------------------------------------------------------------------
+// Shared vectors and Spark's documented values, through the column kernels.
+
+TEST(ColumnHashTest, SharedVectorsWithSeed42ThroughColumns) {
+  int checked = 0;
+  for (const auto& row : testing::ReadVectorRows("murmur3.tsv")) {
+    ASSERT_EQ(row.size(), 4u);
+    if (testing::ParseVectorInteger(row[2]) != 42) continue;  // the column kernels use seed 42
+    const std::string& type = row[0];
+    const std::string& input = row[1];
+    TypePtr data_type = type == "byte"     ? DataType::Int8()
+                        : type == "int"    ? DataType::Int32()
+                        : type == "long"   ? DataType::Int64()
+                        : type == "float"  ? DataType::Float32()
+                        : type == "double" ? DataType::Float64()
+                                           : DataType::Utf8();
+    BatchMaker maker({MakeField("c", data_type)});
+    if (input == "null") {
+      maker[0].AppendNull();
+    } else if (type == "byte") {
+      maker[0].Append<int8_t>(static_cast<int8_t>(testing::ParseVectorInteger(input)));
+    } else if (type == "int") {
+      maker[0].Append<int32_t>(static_cast<int32_t>(testing::ParseVectorInteger(input)));
+    } else if (type == "long") {
+      maker[0].Append<int64_t>(testing::ParseVectorInteger(input));
+    } else if (type == "float") {
+      maker[0].Append<float>(std::strtof(input.c_str(), nullptr));
+    } else if (type == "double") {
+      maker[0].Append<double>(std::strtod(input.c_str(), nullptr));
+    } else {
+      maker[0].AppendString(input);
+    }
+    const auto expected = static_cast<uint32_t>(testing::ParseVectorInteger(row[3]));
+    EXPECT_EQ(MurmurOf(maker.Finish())[0], expected) << type << " '" << input << "'";
+    ++checked;
+  }
+  EXPECT_GT(checked, 30);
+}
+
+TEST(ColumnHashTest, SparkDocumentedExamples) {
+  // Spark's SQL reference: hash('Spark', array(123), 2) and xxhash64 of the same; PySpark's
+  // hash and xxhash64 examples over ('ABC', 'DEF').
+  BatchMaker maker({MakeField("s", DataType::Utf8()),
+                    MakeField("a", DataType::List(DataType::Int32())),
+                    MakeField("i", DataType::Int32()), MakeField("c1", DataType::Utf8()),
+                    MakeField("c2", DataType::Utf8())});
+  maker[0].AppendString("Spark");
+  maker[1].child(0).Append<int32_t>(123);
+  maker[1].AppendValid();
+  maker[2].Append<int32_t>(2);
+  maker[3].AppendString("ABC");
+  maker[4].AppendString("DEF");
+  const RecordBatch batch = maker.Finish();
+  EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {0, 1, 2})[0]), -1321691492);
+  EXPECT_EQ(static_cast<int64_t>(XxOf(batch, {0, 1, 2})[0]), 5602566077635097486LL);
+  EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {3})[0]), -757602832);
+  EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {3, 4})[0]), 599895104);
+  EXPECT_EQ(static_cast<int64_t>(XxOf(batch, {3})[0]), 4105715581806190027LL);
+  EXPECT_EQ(static_cast<int64_t>(XxOf(batch, {3, 4})[0]), 3233247871021311208LL);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Each type.
+
+TEST(ColumnHashTest, BooleanHashesAsIntOneOrZero) {
+  BatchMaker maker({MakeField("b", DataType::Boolean())});
+  maker[0].Append<bool>(true);
+  maker[0].Append<bool>(false);
+  maker[0].AppendNull();
+  const auto hashes = MurmurOf(maker.Finish());
+  EXPECT_EQ(hashes[0], Murmur::HashInt(1, kSeed));
+  EXPECT_EQ(hashes[1], Murmur::HashInt(0, kSeed));
+  EXPECT_EQ(hashes[2], kSeed);
+}
+
+TEST(ColumnHashTest, NarrowSignedIntegersAndDatesHashAsSignExtendedInts) {
+  BatchMaker maker({MakeField("a", DataType::Int8()), MakeField("b", DataType::Int16()),
+                    MakeField("c", DataType::Date32())});
+  maker[0].Append<int8_t>(-5);
+  maker[1].Append<int16_t>(-300);
+  maker[2].Append<int32_t>(-719162);
+  const RecordBatch batch = maker.Finish();
+  EXPECT_EQ(MurmurOf(batch, {0})[0], Murmur::HashInt(-5, kSeed));
+  EXPECT_EQ(MurmurOf(batch, {1})[0], Murmur::HashInt(-300, kSeed));
+  EXPECT_EQ(MurmurOf(batch, {2})[0], Murmur::HashInt(-719162, kSeed));
+  EXPECT_EQ(XxOf(batch, {0})[0], Xx::HashInt(-5, Xx::kSeed));
+}
+
+TEST(ColumnHashTest, TimestampsOfEveryUnitHashTheStoredLong) {
+  for (TimeUnit unit : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    BatchMaker maker({MakeField("t", DataType::Timestamp(unit, "UTC"))});
+    maker[0].Append<int64_t>(-1234567890123LL);
+    EXPECT_EQ(MurmurOf(maker.Finish())[0], Murmur::HashLong(-1234567890123LL, kSeed));
+  }
+}
+
+TEST(ColumnHashTest, UnsignedIntegersHashAsSparkReadsThemFromParquet) {
+  BatchMaker maker({MakeField("u8", DataType::UInt8()), MakeField("u16", DataType::UInt16()),
+                    MakeField("u32", DataType::UInt32()), MakeField("u64", DataType::UInt64())});
+  maker[0].Append<uint8_t>(255);
+  maker[1].Append<uint16_t>(65535);
+  maker[2].Append<uint32_t>(4000000000u);
+  maker[3].Append<uint64_t>(0x8000000000000000ull);
+  const RecordBatch batch = maker.Finish();
+  EXPECT_EQ(MurmurOf(batch, {0})[0], Murmur::HashInt(255, kSeed));
+  EXPECT_EQ(MurmurOf(batch, {1})[0], Murmur::HashInt(65535, kSeed));
+  EXPECT_EQ(MurmurOf(batch, {2})[0], Murmur::HashLong(4000000000LL, kSeed));
+  // uint64 as DecimalType(20, 0): 2^63 needs a leading zero byte to stay positive.
+  const std::vector<uint8_t> bytes = {0x00, 0x80, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(MurmurOf(batch, {3})[0], HashByteVector<Murmur>(bytes, kSeed));
+}
+
+TEST(ColumnHashTest, UnsignedInt64UsesTheMinimalBytes) {
+  struct Case {
+    uint64_t value;
+    std::vector<uint8_t> bytes;
+  };
+  const Case cases[] = {{0, {0x00}},
+                        {127, {0x7f}},
+                        {128, {0x00, 0x80}},
+                        {255, {0x00, 0xff}},
+                        {256, {0x01, 0x00}},
+                        {0x7fffffffffffffffull, {0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+                        {~0ull, {0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}};
+  for (const Case& c : cases) {
+    BatchMaker maker({MakeField("u64", DataType::UInt64())});
+    maker[0].Append<uint64_t>(c.value);
+    EXPECT_EQ(MurmurOf(maker.Finish())[0], HashByteVector<Murmur>(c.bytes, kSeed)) << c.value;
+  }
+}
+
+TEST(ColumnHashTest, FloatZerosAreEqualAndEveryNaNIsCanonical) {
+  const float float_nans[] = {std::numeric_limits<float>::quiet_NaN(),
+                              -std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::signaling_NaN(),
+                              std::bit_cast<float>(0x7f800123u), std::bit_cast<float>(0xffc00001u)};
+  BatchMaker maker({MakeField("f", DataType::Float32())});
+  maker[0].Append<float>(0.0f);
+  maker[0].Append<float>(-0.0f);
+  for (const float nan : float_nans) maker[0].Append<float>(nan);
+  maker[0].Append<float>(std::numeric_limits<float>::infinity());
+  maker[0].Append<float>(-1.5f);
+  const auto hashes = MurmurOf(maker.Finish());
+  EXPECT_EQ(hashes[0], Murmur::HashInt(0, kSeed));
+  EXPECT_EQ(hashes[1], Murmur::HashInt(0, kSeed));
+  for (size_t k = 0; k < std::size(float_nans); ++k) {
+    EXPECT_EQ(hashes[2 + k], Murmur::HashInt(0x7fc00000, kSeed)) << k;
+  }
+  EXPECT_EQ(hashes[7], Murmur::HashInt(0x7f800000, kSeed));
+  EXPECT_EQ(hashes[8], Murmur::HashInt(std::bit_cast<int32_t>(-1.5f), kSeed));
+}
+
+TEST(ColumnHashTest, DoubleZerosAreEqualAndEveryNaNIsCanonical) {
+  const double double_nans[] = {
+      std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN(),
+      std::numeric_limits<double>::signaling_NaN(), std::bit_cast<double>(0x7ff0000000000001ull),
+      std::bit_cast<double>(0xfff8000000000abcull)};
+  BatchMaker maker({MakeField("d", DataType::Float64())});
+  maker[0].Append<double>(0.0);
+  maker[0].Append<double>(-0.0);
+  for (const double nan : double_nans) maker[0].Append<double>(nan);
+  maker[0].Append<double>(-std::numeric_limits<double>::infinity());
+  const RecordBatch batch = maker.Finish();
+  const auto hashes = MurmurOf(batch);
+  const auto xx = XxOf(batch);
+  EXPECT_EQ(hashes[0], Murmur::HashLong(0, kSeed));
+  EXPECT_EQ(hashes[1], Murmur::HashLong(0, kSeed));
+  EXPECT_EQ(xx[1], Xx::HashLong(0, Xx::kSeed));
+  for (size_t k = 0; k < std::size(double_nans); ++k) {
+    EXPECT_EQ(hashes[2 + k], Murmur::HashLong(0x7ff8000000000000LL, kSeed)) << k;
+    EXPECT_EQ(xx[2 + k], Xx::HashLong(0x7ff8000000000000LL, Xx::kSeed)) << k;
+  }
+  EXPECT_EQ(hashes[7], Murmur::HashLong(static_cast<int64_t>(0xfff0000000000000ull), kSeed));
+}
+
+TEST(ColumnHashTest, DecimalUpToPrecision18HashesTheUnscaledLong) {
+  for (int precision : {1, 11, 18}) {
+    BatchMaker maker({MakeField("d", DataType::Decimal128(precision, 0))});
+    maker[0].Append<__int128>(7);
+    maker[0].Append<__int128>(-7);
+    const auto hashes = MurmurOf(maker.Finish());
+    EXPECT_EQ(hashes[0], Murmur::HashLong(7, kSeed)) << precision;
+    EXPECT_EQ(hashes[1], Murmur::HashLong(-7, kSeed)) << precision;
+  }
+}
+
+TEST(ColumnHashTest, DecimalAbovePrecision18HashesTheMinimalBigEndianBytes) {
+  struct Case {
+    __int128 value;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Case> cases = {{0, {0x00}},
+                             {1, {0x01}},
+                             {-1, {0xff}},
+                             {127, {0x7f}},
+                             {128, {0x00, 0x80}},
+                             {-128, {0x80}},
+                             {-129, {0xff, 0x7f}},
+                             {255, {0x00, 0xff}},
+                             {256, {0x01, 0x00}},
+                             {-256, {0xff, 0x00}},
+                             {32768, {0x00, 0x80, 0x00}}};
+  // For every length n from 1 to 16: the largest and smallest values that fit in n bytes, and
+  // (below 16) one past each, which needs n + 1.
+  for (int n = 1; n <= 16; ++n) {
+    const __int128 largest = n == 16
+                                 ? static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1)
+                                 : (static_cast<__int128>(1) << (8 * n - 1)) - 1;
+    const __int128 smallest = -largest - 1;
+    std::vector<uint8_t> largest_bytes(static_cast<size_t>(n), 0xff);
+    largest_bytes[0] = 0x7f;
+    std::vector<uint8_t> smallest_bytes(static_cast<size_t>(n), 0x00);
+    smallest_bytes[0] = 0x80;
+    cases.push_back({largest, largest_bytes});
+    cases.push_back({smallest, smallest_bytes});
+    if (n < 16) {
+      std::vector<uint8_t> above(static_cast<size_t>(n + 1), 0x00);
+      above[1] = 0x80;
+      cases.push_back({largest + 1, above});
+      std::vector<uint8_t> below(static_cast<size_t>(n + 1), 0xff);
+      below[1] = 0x7f;
+      cases.push_back({smallest - 1, below});
+    }
+  }
+  BatchMaker maker({MakeField("d", DataType::Decimal128(38, 4))});
+  for (const Case& c : cases) maker[0].Append<__int128>(c.value);
+  const RecordBatch batch = maker.Finish();
+  const auto hashes = MurmurOf(batch);
+  const auto xx = XxOf(batch);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    EXPECT_EQ(hashes[k], HashByteVector<Murmur>(cases[k].bytes, kSeed)) << "case " << k;
+    EXPECT_EQ(xx[k], HashByteVector<Xx>(cases[k].bytes, Xx::kSeed)) << "case " << k;
+  }
+}
+
+TEST(ColumnHashTest, DecimalPrecisionDecidesBetweenLongAndBytes) {
+  BatchMaker maker({MakeField("p18", DataType::Decimal128(18, 2)),
+                    MakeField("p19", DataType::Decimal128(19, 2))});
+  maker[0].Append<__int128>(-12345);
+  maker[1].Append<__int128>(-12345);
+  const RecordBatch batch = maker.Finish();
+  EXPECT_EQ(MurmurOf(batch, {0})[0], Murmur::HashLong(-12345, kSeed));
+  EXPECT_EQ(MurmurOf(batch, {1})[0], HashByteVector<Murmur>({0xcf, 0xc7}, kSeed));
+}
+
+TEST(ColumnHashTest, BinaryLikeTypesHashTheirBytesWithEveryTailLength) {
+  const std::string all = "abcdefghij\xe2\x82\xac";
+  for (const TypePtr& type :
+       {DataType::Utf8(), DataType::LargeUtf8(), DataType::Binary(), DataType::LargeBinary()}) {
+    BatchMaker maker({MakeField("s", type)});
+    for (size_t length = 0; length <= all.size(); ++length) {
+      maker[0].AppendString(std::string_view(all).substr(0, length));
+    }
+    maker[0].AppendNull();
+    const auto hashes = MurmurOf(maker.Finish());
+    for (size_t length = 0; length <= all.size(); ++length) {
+      EXPECT_EQ(hashes[length], Murmur::HashBytes(reinterpret_cast<const uint8_t*>(all.data()),
+                                                  static_cast<int64_t>(length), kSeed))
+          << type->ToString() << " length " << length;
+    }
+    EXPECT_EQ(hashes.back(), kSeed);
+  }
+}
+
+TEST(ColumnHashTest, FixedSizeBinaryHashesItsBytes) {
+  BatchMaker maker({MakeField("f", DataType::FixedSizeBinary(7))});
+  maker[0].AppendString("abcdefg");
+  maker[0].AppendNull();
+  const auto hashes = MurmurOf(maker.Finish());
+  EXPECT_EQ(hashes[0], Murmur::HashBytes(reinterpret_cast<const uint8_t*>("abcdefg"), 7, kSeed));
+  EXPECT_EQ(hashes[1], kSeed);
+}
+
+TEST(ColumnHashTest, NullTypeLeavesTheHashUnchanged) {
+  BatchMaker maker({MakeField("n", DataType::Null()), MakeField("i", DataType::Int32())});
+  maker[0].AppendNull();
+  maker[1].Append<int32_t>(9);
+  const RecordBatch batch = maker.Finish();
+  EXPECT_EQ(MurmurOf(batch, {0})[0], kSeed);
+  EXPECT_EQ(MurmurOf(batch, {0, 1, 0})[0], Murmur::HashInt(9, kSeed));
+}
+
+TEST(ColumnHashTest, KeyColumnsFoldLeftToRight) {
+  BatchMaker maker({MakeField("a", DataType::Int32()), MakeField("b", DataType::Utf8()),
+                    MakeField("c", DataType::Decimal128(11, 2))});
+  maker[0].Append<int32_t>(17);
+  maker[1].AppendString("hello");
+  maker[2].Append<__int128>(-314);
+  maker[0].AppendNull();
+  maker[1].AppendString("x");
+  maker[2].AppendNull();
+  const RecordBatch batch = maker.Finish();
+  const auto hashes = MurmurOf(batch, {0, 1, 2});
+  const uint32_t h0 = Murmur::HashLong(
+      -314,
+      Murmur::HashBytes(reinterpret_cast<const uint8_t*>("hello"), 5, Murmur::HashInt(17, kSeed)));
+  EXPECT_EQ(hashes[0], h0);
+  EXPECT_EQ(hashes[1], Murmur::HashBytes(reinterpret_cast<const uint8_t*>("x"), 1, kSeed));
+  // Order matters.
+  EXPECT_NE(MurmurOf(batch, {1, 0})[0], MurmurOf(batch, {0, 1})[0]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nested types with nulls at every level, checked against folds written out by hand.
+
+uint32_t MurmurString(std::string_view text, uint32_t seed) {
+  return Murmur::HashBytes(reinterpret_cast<const uint8_t*>(text.data()), std::ssize(text), seed);
+}
+
+TEST(ColumnHashTest, ListFoldsElementsAndSkipsNullElements) {
+  BatchMaker maker({MakeField("l", DataType::List(DataType::Int32()))});
+  ArrayBuilder& list = maker[0];
+  list.child(0).Append<int32_t>(1);  // [1, null, 3]
+  list.child(0).AppendNull();
+  list.child(0).Append<int32_t>(3);
+  list.AppendValid();
+  list.AppendNull();           // null list
+  list.AppendValid();          // empty list
+  list.child(0).AppendNull();  // [null]
+  list.AppendValid();
+  const auto hashes = MurmurOf(maker.Finish());
+  EXPECT_EQ(hashes[0], Murmur::HashInt(3, Murmur::HashInt(1, kSeed)));
+  EXPECT_EQ(hashes[1], kSeed);
+  EXPECT_EQ(hashes[2], kSeed);
+  EXPECT_EQ(hashes[3], kSeed);
+}
+
+TEST(ColumnHashTest, ListOfStructsWithNullsAtEveryLevel) {
+  const TypePtr element =
+      DataType::Struct({MakeField("a", DataType::Int64()), MakeField("b", DataType::Utf8())});
+  BatchMaker maker({MakeField("l", DataType::List(element)), MakeField("i", DataType::Int32())});
+  ArrayBuilder& list = maker[0];
+  ArrayBuilder& item = list.child(0);
+  // Row 0: [{1, "x"}, null, {null, "y"}, {2, null}]
+  item.child(0).Append<int64_t>(1);
+  item.child(1).AppendString("x");
+  item.AppendValid();
+  item.AppendNull();
+  item.child(0).AppendNull();
+  item.child(1).AppendString("y");
+  item.AppendValid();
+  item.child(0).Append<int64_t>(2);
+  item.child(1).AppendNull();
+  item.AppendValid();
+  list.AppendValid();
+  maker[1].Append<int32_t>(5);
+  // Row 1: a null list.
+  list.AppendNull();
+  maker[1].Append<int32_t>(6);
+  const RecordBatch batch = maker.Finish();
+  uint32_t expected = Murmur::HashLong(1, kSeed);
+  expected = MurmurString("x", expected);
+  expected = MurmurString("y", expected);
+  expected = Murmur::HashLong(2, expected);
+  const auto hashes = MurmurOf(batch, {0, 1});
+  EXPECT_EQ(hashes[0], Murmur::HashInt(5, expected));
+  EXPECT_EQ(hashes[1], Murmur::HashInt(6, kSeed));
+}
+
+TEST(ColumnHashTest, MapFoldsKeyThenValueAndSkipsNullValues) {
+  BatchMaker maker(
+      {MakeField("m", DataType::Map(DataType::Utf8(), DataType::List(DataType::Int32())))});
+  ArrayBuilder& map = maker[0];
+  ArrayBuilder& entries = map.child(0);
+  ArrayBuilder& keys = entries.child(0);
+  ArrayBuilder& values = entries.child(1);
+  // Row 0: {"k1": [1, 2], "k2": null, "k3": [null], "k4": []}
+  keys.AppendString("k1");
+  values.child(0).Append<int32_t>(1);
+  values.child(0).Append<int32_t>(2);
+  values.AppendValid();
+  entries.AppendValid();
+  keys.AppendString("k2");
+  values.AppendNull();
+  entries.AppendValid();
+  keys.AppendString("k3");
+  values.child(0).AppendNull();
+  values.AppendValid();
+  entries.AppendValid();
+  keys.AppendString("k4");
+  values.AppendValid();
+  entries.AppendValid();
+  map.AppendValid();
+  // Row 1: null map; row 2: empty map.
+  map.AppendNull();
+  map.AppendValid();
+  const auto hashes = MurmurOf(maker.Finish());
+  uint32_t expected = MurmurString("k1", kSeed);
+  expected = Murmur::HashInt(1, expected);
+  expected = Murmur::HashInt(2, expected);
+  expected = MurmurString("k2", expected);
+  expected = MurmurString("k3", expected);
+  expected = MurmurString("k4", expected);
+  EXPECT_EQ(hashes[0], expected);
+  EXPECT_EQ(hashes[1], kSeed);
+  EXPECT_EQ(hashes[2], kSeed);
+}
+
+TEST(ColumnHashTest, StructFoldsFieldsAndANullStructKeepsTheSeed) {
+  const TypePtr type = DataType::Struct(
+      {MakeField("a", DataType::Int32()), MakeField("b", DataType::List(DataType::Utf8()))});
+  BatchMaker maker({MakeField("s", type)});
+  ArrayBuilder& st = maker[0];
+  st.child(0).Append<int32_t>(4);  // {4, ["p", null]}
+  st.child(1).child(0).AppendString("p");
+  st.child(1).child(0).AppendNull();
+  st.child(1).AppendValid();
+  st.AppendValid();
+  st.AppendNull();           // null struct: its children hold empty values
+  st.child(0).AppendNull();  // {null, null}
+  st.child(1).AppendNull();
+  st.AppendValid();
+  const auto hashes = MurmurOf(maker.Finish());
+  EXPECT_EQ(hashes[0], MurmurString("p", Murmur::HashInt(4, kSeed)));
+  EXPECT_EQ(hashes[1], kSeed);
+  EXPECT_EQ(hashes[2], kSeed);
+}
+
+TEST(ColumnHashTest, ListChildWithItsOwnOffset) {
+  // The list's offsets index into its child view, whose own offset applies too.
+  BatchMaker lists({MakeField("l", DataType::List(DataType::Int32()))});
+  lists[0].child(0).Append<int32_t>(0);
+  lists[0].child(0).Append<int32_t>(0);
+  lists[0].AppendValid();  // [_, _]
+  lists[0].child(0).Append<int32_t>(0);
+  lists[0].AppendValid();  // [_]
+  RecordBatch batch = lists.Finish();
+
+  BatchMaker values({MakeField("v", DataType::Int32())});
+  for (int32_t v : {100, 101, 7, 8, 9}) values[0].Append<int32_t>(v);
+  RecordBatch value_batch = values.Finish();
+
+  std::vector<ArrayData> columns = batch.columns();
+  columns[0].children[0] = value_batch.column(0).Slice(2, 3);
+  std::vector<MemoryOwner> owners = batch.owners();
+  owners.insert(owners.end(), value_batch.owners().begin(), value_batch.owners().end());
+  const RecordBatch shifted(batch.schema(), 2, std::move(columns), std::move(owners));
+  const auto hashes = MurmurOf(shifted);
+  EXPECT_EQ(hashes[0], Murmur::HashInt(8, Murmur::HashInt(7, kSeed)));
+  EXPECT_EQ(hashes[1], Murmur::HashInt(9, kSeed));
+}
+
+TEST(ColumnHashTest, SlicedBatchHashesEqualTheRowsOfTheWholeBatch) {
+  const SchemaPtr schema = testing::AllTypesSchema(2);
+  const RecordBatch batch = testing::RandomBatch(schema, 200, 17, {.null_probability = 0.25});
+  std::vector<int> all_columns;
+  for (size_t c = 0; c < batch.num_columns(); ++c) all_columns.push_back(static_cast<int>(c));
+  const auto whole = MurmurOf(batch, all_columns);
+  const auto whole_xx = XxOf(batch, all_columns);
+  for (int64_t offset : {1, 7, 63, 64, 65, 130}) {
+    const RecordBatch slice = batch.Slice(offset, 200 - offset - 3);
+    const auto sliced = MurmurOf(slice, all_columns);
+    const auto sliced_xx = XxOf(slice, all_columns);
+    for (int64_t row = 0; row < slice.num_rows(); ++row) {
+      ASSERT_EQ(sliced[row], whole[offset + row]) << "offset " << offset << " row " << row;
+      ASSERT_EQ(sliced_xx[row], whole_xx[offset + row]) << "offset " << offset << " row " << row;
+    }
+  }
+}
+
+TEST(ColumnHashTest, BadKeyColumnsAreRejected) {
+  BatchMaker maker({MakeField("a", DataType::Int32())});
+  maker[0].Append<int32_t>(1);
+  const RecordBatch batch = maker.Finish();
+  uint32_t hash = 0;
+  int64_t xx = 0;
+  const std::vector<int> missing = {1};
+  const std::vector<int> negative = {-1};
+  const Status out_of_range = Murmur3HashColumns(batch, missing, &hash);
+  EXPECT_TRUE(out_of_range.IsInvalid());
+  EXPECT_NE(out_of_range.message().find("column 1 does not exist"), std::string::npos)
+      << out_of_range.message();
+  EXPECT_TRUE(XxHash64Columns(batch, negative, &xx).IsInvalid());
+  EXPECT_TRUE(Murmur3HashColumns(batch, {}, &hash).IsInvalid());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property: the column kernels equal the scalar reference on random batches of every type.
+
+template <typename Hash>
+void ExpectKernelEqualsReference(const RecordBatch& batch, const std::vector<int>& keys,
+                                 const std::string& label) {
+  std::vector<typename Hash::State> hashes(static_cast<size_t>(batch.num_rows()));
+  Status status;
+  if constexpr (std::is_same_v<Hash, Murmur>) {
+    status = Murmur3HashColumns(batch, keys, hashes.data());
+  } else {
+    status = XxHash64Columns(batch, keys, reinterpret_cast<int64_t*>(hashes.data()));
+  }
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  for (int64_t row = 0; row < batch.num_rows(); ++row) {
+    ASSERT_EQ(hashes[static_cast<size_t>(row)], ReferenceRowHash<Hash>(batch, keys, row))
+        << label << " row " << row;
+  }
+}
+
+void CheckBatchAgainstReference(const RecordBatch& batch, const std::string& label) {
+  std::vector<int> all_columns;
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    all_columns.push_back(static_cast<int>(c));
+    const std::string column_label =
+        label + " column " + std::to_string(c) + " " + batch.schema()->field(c).type->ToString();
+    ExpectKernelEqualsReference<Murmur>(batch, {static_cast<int>(c)}, column_label);
+    ExpectKernelEqualsReference<Xx>(batch, {static_cast<int>(c)}, column_label);
+  }
+  ExpectKernelEqualsReference<Murmur>(batch, all_columns, label + " all columns");
+  ExpectKernelEqualsReference<Xx>(batch, all_columns, label + " all columns");
+
+  // Hash partition ids are pmod of the reference hash.
+  for (int32_t partitions : {1, 7, 200, 8000}) {
+    PartitionerOptions options;
+    options.kind = PartitionKind::kHash;
+    options.partition_count = partitions;
+    options.key_columns = all_columns;
+    auto partitioner = MakePartitioner(options, *batch.schema());
+    ASSERT_TRUE(partitioner.ok()) << partitioner.status().ToString();
+    std::vector<uint32_t> ids(static_cast<size_t>(batch.num_rows()));
+    ASSERT_TRUE((*partitioner)->Partition(batch, ids.data()).ok());
+    for (int64_t row = 0; row < batch.num_rows(); ++row) {
+      const auto hash = static_cast<int32_t>(ReferenceRowHash<Murmur>(batch, all_columns, row));
+      const int32_t expected = ((hash % partitions) + partitions) % partitions;
+      ASSERT_EQ(ids[static_cast<size_t>(row)], static_cast<uint32_t>(expected))
+          << label << " row " << row << " partitions " << partitions;
+    }
+  }
+}
+
+TEST(ColumnHashPropertyTest, AllTypesSchemaEqualsScalarReference) {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const SchemaPtr schema = testing::AllTypesSchema(3);
+    const RecordBatch batch = testing::RandomBatch(schema, 150, seed, {.null_probability = 0.2});
+    CheckBatchAgainstReference(batch, "all types seed " + std::to_string(seed));
+    CheckBatchAgainstReference(batch.Slice(13, 120),
+                               "all types sliced seed " + std::to_string(seed));
+  }
+}
+
+TEST(ColumnHashPropertyTest, RandomSchemasEqualScalarReference) {
+  std::mt19937_64 rng(20240607);
+  for (int round = 0; round < 30; ++round) {
+    const SchemaPtr schema = testing::RandomSchema(rng, 5, 3);
+    const testing::RandomBatchOptions options{.null_probability = round % 3 == 0 ? 0.0 : 0.3,
+                                              .max_list_length = 5,
+                                              .max_string_length = 20};
+    const RecordBatch batch = testing::RandomBatch(schema, 130, rng(), options);
+    CheckBatchAgainstReference(batch, "random schema round " + std::to_string(round));
+    CheckBatchAgainstReference(batch.Slice(3, 100),
+                               "random schema sliced round " + std::to_string(round));
+  }
+}
+
+}  // namespace
+}  // namespace sluice
