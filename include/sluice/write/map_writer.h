@@ -1,0 +1,141 @@
+// MapWriter: the map side of a shuffle. Arrow batches in; one committed data file out, with the
+// partition offsets returned in memory and, when asked, Spark's index and checksum files.
+//
+// How the work stays proportional to bytes, not partitions:
+// - Write() computes partition ids column by column and keeps the batch by reference (its memory
+//   is charged to the MemoryBudget); it never touches per-partition state.
+// - When memory runs out (a spill) or at Finish(), one counting sort of all held rows groups them
+//   by partition, and each partition's rows are gathered once, straight into the encode buffer,
+//   in blocks of the target size, by one SegmentEncoder (one codec context, schema encoded once).
+// - A spill is one file holding every partition in order, with (offset, length, checksum) per
+//   partition kept in memory. The final file is written partition by partition: the schema
+//   message, the partition's pieces of each spill (copy_file_range for large pieces, a
+//   sequential read buffer for small ones), its remaining rows, the end-of-stream marker.
+//   Checksums of pieces are combined, never recomputed.
+// - The file is written in large sequential writes; offsets are counted, not asked of the file
+//   system. Commit is atomic (temporary names, then rename); a failed or aborted task leaves
+//   nothing behind, and a committed output is never overwritten.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sluice/base/result.h"
+#include "sluice/codec/checksum.h"
+#include "sluice/format/record_batch.h"
+#include "sluice/io/output_file.h"
+#include "sluice/ipc/segment_encoder.h"
+#include "sluice/memory/memory_budget.h"
+#include "sluice/partition/partitioner.h"
+
+namespace sluice {
+
+struct MapWriterOptions {
+  /// The schema of every batch. Required.
+  SchemaPtr schema;
+  /// How rows are assigned to partitions, and how many partitions there are.
+  PartitionerOptions partitioning;
+  /// Codec and level of the segments. Default none.
+  SegmentEncoderOptions encoding;
+  /// Rows per block at most. 8192: the batch size engines use, large enough to amortise
+  /// per-block framing, small enough to decode into cache-sized batches.
+  int64_t target_block_rows = 8192;
+  /// Uncompressed bytes per block at most (estimated from the input's average row size).
+  /// 4 MiB keeps wide rows from making huge blocks.
+  int64_t target_block_bytes = int64_t{4} << 20;
+  /// Where buffered data is charged. Null means a private FixedMemoryBudget of `memory_limit`.
+  std::shared_ptr<MemoryBudget> memory_budget;
+  /// The private budget's size when `memory_budget` is null; -1 means unlimited.
+  /// Default 256 MiB.
+  int64_t memory_limit = int64_t{256} << 20;
+  /// Directories for spill files, used in turn. Empty means the data file's directory.
+  std::vector<std::string> spill_directories;
+  /// Checksum of each partition's bytes. ADLER32 is Spark's default
+  /// (spark.shuffle.checksum.algorithm).
+  ChecksumAlgorithm checksum = ChecksumAlgorithm::kAdler32;
+  /// The data file to commit. Required. Must not exist unless `overwrite`.
+  std::string data_path;
+  /// Also write Spark's .index and .checksum.<ALGO> files. Default false: hosts that take the
+  /// offsets in memory (MapOutput) need no index file.
+  bool write_spark_files = false;
+  /// Paths of those files; empty means derived from data_path (".data" becomes ".index" and
+  /// ".checksum.<ALGO>").
+  std::string index_path;
+  std::string checksum_path;
+  /// Replace existing output files. Default false: a committed output is never lost.
+  bool overwrite = false;
+  /// fsync files and their directory before and after the rename. Default false, as Spark.
+  bool sync = false;
+  /// Write buffering of the data and spill files.
+  OutputFileOptions file;
+};
+
+struct MapWriterMetrics {
+  int64_t rows = 0;
+  int64_t batches = 0;
+  /// Bytes of the input buffers held (what was charged to the budget for data).
+  int64_t input_bytes = 0;
+  /// Bytes of the committed data file.
+  int64_t output_bytes = 0;
+  /// RecordBatch messages written, spills included.
+  int64_t blocks = 0;
+  int64_t spills = 0;
+  int64_t spill_bytes = 0;
+  int64_t peak_reserved_bytes = 0;
+  int64_t partition_nanos = 0;
+  int64_t gather_nanos = 0;
+  int64_t compress_nanos = 0;
+  int64_t write_nanos = 0;
+  int64_t total_nanos = 0;
+};
+
+/// What a finished map task produced.
+struct MapOutput {
+  /// P + 1 offsets of the partitions in the data file; partition p is [offsets[p], offsets[p+1]).
+  std::vector<int64_t> offsets;
+  /// P lengths (offsets[p + 1] - offsets[p]); an empty partition is zero bytes.
+  std::vector<int64_t> lengths;
+  /// P checksums of each partition's bytes; empty when the algorithm is kNone.
+  std::vector<uint32_t> checksums;
+  ChecksumAlgorithm checksum_algorithm = ChecksumAlgorithm::kNone;
+  std::string data_path;
+  std::string index_path;     ///< Empty unless Spark files were written.
+  std::string checksum_path;  ///< Empty unless Spark files were written with a checksum.
+  MapWriterMetrics metrics;
+};
+
+class MapWriter {
+ public:
+  /// Checks the options, makes the partitioner and encoder, and creates the data file under a
+  /// temporary name.
+  static Result<std::unique_ptr<MapWriter>> Make(MapWriterOptions options);
+  /// Aborts unless Finish() succeeded.
+  ~MapWriter();
+  MapWriter(const MapWriter&) = delete;
+  MapWriter& operator=(const MapWriter&) = delete;
+
+  /// Partitions `batch` and keeps it (by reference) until the next spill or Finish(). Spills
+  /// first when the budget cannot take it. After an error the writer is aborted.
+  Status Write(const RecordBatch& batch);
+  /// Writes everything held to a new spill file and releases its memory (the host calls this
+  /// when it needs memory back). A no-op when nothing is held.
+  Status Spill();
+  /// Writes the data file, the Spark files when asked, and commits them.
+  Result<MapOutput> Finish();
+  /// Removes every file this task made and releases its memory. Idempotent.
+  void Abort();
+
+  int32_t partition_count() const;
+  /// Bytes charged to the budget for held data now.
+  int64_t held_bytes() const;
+  const MapWriterMetrics& metrics() const;
+
+ private:
+  class Impl;
+  explicit MapWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,52 @@
+#include "rows_by_partition_internal.h"
+
+#include <algorithm>
+
+namespace sluice {
+
+void RowsByPartition::Build(std::span<const HeldBatch> batches, int32_t partition_count) {
+  starts_.assign(static_cast<size_t>(partition_count) + 1, 0);
+  int64_t total = 0;
+  for (const HeldBatch& held : batches) {
+    const auto* ids = reinterpret_cast<const uint32_t*>(held.partition_ids.data());
+    const int64_t rows = held.batch.num_rows();
+    for (int64_t row = 0; row < rows; ++row) ++starts_[ids[row] + 1];
+    total += rows;
+  }
+  for (int32_t p = 0; p < partition_count; ++p) starts_[p + 1] += starts_[p];
+  cursors_.assign(starts_.begin(), starts_.end() - 1);
+  rows_.resize(static_cast<size_t>(total));
+  batch_of_.resize(static_cast<size_t>(total));
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const auto* ids = reinterpret_cast<const uint32_t*>(batches[b].partition_ids.data());
+    const int64_t rows = batches[b].batch.num_rows();
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t position = cursors_[ids[row]]++;
+      rows_[position] = static_cast<uint32_t>(row);
+      batch_of_[position] = static_cast<uint32_t>(b);
+    }
+  }
+}
+
+void RowsByPartition::Select(std::span<const HeldBatch> batches, int64_t from, int64_t to,
+                             std::vector<BatchRows>* selection) const {
+  selection->clear();
+  int64_t run_start = from;
+  while (run_start < to) {
+    const uint32_t batch = batch_of_[run_start];
+    int64_t run_end = run_start + 1;
+    while (run_end < to && batch_of_[run_end] == batch) ++run_end;
+    selection->push_back(
+        BatchRows{&batches[batch].batch, &rows_[run_start], 0, run_end - run_start});
+    run_start = run_end;
+  }
+}
+
+void RowsByPartition::Release() {
+  std::vector<int64_t>().swap(starts_);
+  std::vector<int64_t>().swap(cursors_);
+  std::vector<uint32_t>().swap(rows_);
+  std::vector<uint32_t>().swap(batch_of_);
+}
+
+}  // namespace sluice
