@@ -1,0 +1,238 @@
+#include "sluice/format/array_validate.h"
+
+#include <cstdint>
+#include <string>
+
+#include "sluice/base/bit_ops.h"
+
+namespace sluice {
+
+namespace {
+
+// Validates one array and its children. `path` is a scratch string extended with each child's
+// name while the child is checked, so the walk allocates per level at most, never per row.
+class ArrayValidator {
+ public:
+  explicit ArrayValidator(std::string_view path) : path_(path) {}
+
+  Status Validate(const ArrayData& array, int depth);
+
+ private:
+  template <typename... Parts>
+  Status Fail(Parts&&... parts) const {
+    return Status::Invalid("column '", path_, "': ", std::forward<Parts>(parts)...);
+  }
+
+  Status ValidateBufferViews(const ArrayData& array, int buffer_count) const;
+  Status ValidateValidity(const ArrayData& array, int64_t end) const;
+  Status ValidateFixedWidth(const ArrayData& array, int64_t end) const;
+  template <typename Offset>
+  Status ValidateOffsets(const ArrayData& array, int64_t end, int64_t limit,
+                         const char* limit_name) const;
+  Status ValidateChildren(const ArrayData& array, int depth);
+
+  std::string path_;
+};
+
+// Returns ceil(bits / 8) without overflowing for any non-negative bit count.
+int64_t BytesForBitsChecked(int64_t bit_count) {
+  return bit_count / 8 + (bit_count % 8 != 0);
+}
+
+Status ArrayValidator::ValidateBufferViews(const ArrayData& array, int buffer_count) const {
+  for (int index = 0; index < static_cast<int>(array.buffers.size()); ++index) {
+    const BufferView& buffer = array.buffers[static_cast<size_t>(index)];
+    if (buffer.size < 0) {
+      return Fail("buffer ", index, " has a negative size (", buffer.size, " bytes)");
+    }
+    if (buffer.data == nullptr && buffer.size != 0) {
+      return Fail("buffer ", index, " has no data but a size of ", buffer.size, " bytes");
+    }
+    if (index >= buffer_count && buffer.data != nullptr) {
+      return Fail("buffer ", index, " is set, but ", array.type->ToString(), " has only ",
+                  buffer_count, " buffer(s)");
+    }
+  }
+  return Status::OK();
+}
+
+Status ArrayValidator::ValidateValidity(const ArrayData& array, int64_t end) const {
+  const BufferView& validity = array.buffers[0];
+  if (validity.data == nullptr) {
+    if (array.null_count != 0) {
+      return Fail("null_count is ", array.null_count, " but there is no validity bitmap");
+    }
+    return Status::OK();
+  }
+  const int64_t needed = BytesForBitsChecked(end);
+  if (validity.size < needed) {
+    return Fail("the validity bitmap has ", validity.size, " bytes, expected at least ", needed,
+                " for offset ", array.offset, " + length ", array.length);
+  }
+  if (array.length > 0) {
+    const int64_t nulls =
+        array.length - bits::CountSetBits(validity.data, array.offset, array.length);
+    if (nulls != array.null_count) {
+      return Fail("null_count is ", array.null_count, " but the validity bitmap has ", nulls,
+                  " nulls");
+    }
+  }
+  return Status::OK();
+}
+
+Status ArrayValidator::ValidateFixedWidth(const ArrayData& array, int64_t end) const {
+  if (array.length == 0) return Status::OK();
+  const int bit_width = BitWidth(*array.type);
+  int64_t bit_count = 0;
+  if (__builtin_mul_overflow(end, static_cast<int64_t>(bit_width), &bit_count)) {
+    return Fail("offset ", array.offset, " + length ", array.length, " of ", bit_width,
+                "-bit values overflows");
+  }
+  const int64_t needed = BytesForBitsChecked(bit_count);
+  const BufferView& values = array.buffers[1];
+  if (needed > 0 && values.data == nullptr) {
+    return Fail("the values buffer is missing; ", array.length, " ", array.type->ToString(),
+                " values need ", needed, " bytes");
+  }
+  if (values.size < needed) {
+    return Fail("the values buffer has ", values.size, " bytes, expected at least ", needed,
+                " for offset ", array.offset, " + length ", array.length, " of ",
+                array.type->ToString());
+  }
+  return Status::OK();
+}
+
+template <typename Offset>
+Status ArrayValidator::ValidateOffsets(const ArrayData& array, int64_t end, int64_t limit,
+                                       const char* limit_name) const {
+  // An empty array reads no offsets; Arrow's IPC writers may give it an empty offsets buffer.
+  if (array.length == 0) return Status::OK();
+  const BufferView& offsets_buffer = array.buffers[1];
+  int64_t needed = 0;
+  if (__builtin_add_overflow(end, int64_t{1}, &needed) ||
+      __builtin_mul_overflow(needed, static_cast<int64_t>(sizeof(Offset)), &needed)) {
+    return Fail("offset ", array.offset, " + length ", array.length, " of offsets overflows");
+  }
+  if (offsets_buffer.data == nullptr) {
+    return Fail("the offsets buffer is missing; ", array.length, " values need ", needed,
+                " bytes of offsets");
+  }
+  if (offsets_buffer.size < needed) {
+    return Fail("the offsets buffer has ", offsets_buffer.size, " bytes, expected at least ",
+                needed, " for offset ", array.offset, " + length ", array.length);
+  }
+  // Offsets may be unaligned in foreign memory, so they are loaded with memcpy, which compiles to
+  // plain loads.
+  const uint8_t* start = offsets_buffer.data + array.offset * static_cast<int64_t>(sizeof(Offset));
+  auto load = [start](int64_t index) {
+    return static_cast<int64_t>(bits::LoadUnaligned<Offset>(start + index * sizeof(Offset)));
+  };
+  const int64_t first = load(0);
+  if (first < 0) return Fail("offset of row 0 is negative (", first, ")");
+  // One branch-free pass; the rare failure is located in a second pass for the message.
+  bool decreasing = false;
+  int64_t previous = first;
+  for (int64_t i = 1; i <= array.length; ++i) {
+    const int64_t current = load(i);
+    decreasing |= current < previous;
+    previous = current;
+  }
+  if (decreasing) {
+    for (int64_t i = 1; i <= array.length; ++i) {
+      if (load(i) < load(i - 1)) {
+        return Fail("offsets decrease at row ", i - 1, ": ", load(i - 1), " then ", load(i));
+      }
+    }
+  }
+  const int64_t last = previous;
+  if (last > limit) {
+    return Fail("last offset ", last, " is past the end of the ", limit_name, " (", limit, ")");
+  }
+  return Status::OK();
+}
+
+Status ArrayValidator::ValidateChildren(const ArrayData& array, int depth) {
+  const DataType& type = *array.type;
+  const TypeId id = type.id();
+  if (id == TypeId::kMap &&
+      (type.children().size() != 1 || type.child_type(0).id() != TypeId::kStruct ||
+       type.child_type(0).children().size() != 2)) {
+    return Fail("the map type ", type.ToString(), " does not have one struct child of two fields");
+  }
+  const size_t path_length = path_.size();
+  for (size_t i = 0; i < array.children.size(); ++i) {
+    const ArrayData& child = array.children[i];
+    const Field& field = type.children()[i];
+    if (child.type != field.type.get() &&
+        (child.type == nullptr || !child.type->Equals(*field.type))) {
+      return Fail("child ", i, " ('", field.name, "') has type ",
+                  child.type == nullptr ? std::string("(none)") : child.type->ToString(),
+                  " but the parent's type says ", field.type->ToString());
+    }
+    if (id == TypeId::kStruct && child.length != array.length) {
+      return Fail("struct child '", field.name, "' has length ", child.length,
+                  " but the struct has length ", array.length);
+    }
+    path_.append(".").append(field.name);
+    Status status = Validate(child, depth + 1);
+    path_.resize(path_length);
+    SLUICE_RETURN_NOT_OK(status);
+  }
+  return Status::OK();
+}
+
+Status ArrayValidator::Validate(const ArrayData& array, int depth) {
+  if (array.type == nullptr) return Fail("the array has no type");
+  if (depth > kMaxNestingDepth) {
+    return Fail("nesting is deeper than ", kMaxNestingDepth, " levels");
+  }
+  const DataType& type = *array.type;
+  const TypeId id = type.id();
+  if (array.length < 0) return Fail("length is negative (", array.length, ")");
+  if (array.offset < 0) return Fail("offset is negative (", array.offset, ")");
+  int64_t end = 0;
+  if (__builtin_add_overflow(array.offset, array.length, &end)) {
+    return Fail("offset ", array.offset, " + length ", array.length, " overflows");
+  }
+  if (array.null_count < 0 || array.null_count > array.length) {
+    return Fail("null_count ", array.null_count, " is outside [0, length ", array.length, "]");
+  }
+  SLUICE_RETURN_NOT_OK(ValidateBufferViews(array, BufferCount(id)));
+  if (array.children.size() != type.children().size()) {
+    return Fail(type.ToString(), " has ", type.children().size(), " child(ren), the array has ",
+                array.children.size());
+  }
+  if (id == TypeId::kNull) {
+    if (array.null_count != array.length) {
+      return Fail("a null array of length ", array.length, " has null_count ", array.null_count);
+    }
+    return Status::OK();
+  }
+  SLUICE_RETURN_NOT_OK(ValidateValidity(array, end));
+  if (IsFixedWidth(id)) {
+    SLUICE_RETURN_NOT_OK(ValidateFixedWidth(array, end));
+  } else if (IsBinaryLike(id)) {
+    const int64_t data_size = array.buffers[2].size;
+    if (HasLargeOffsets(id)) {
+      SLUICE_RETURN_NOT_OK(ValidateOffsets<int64_t>(array, end, data_size, "data buffer"));
+    } else {
+      SLUICE_RETURN_NOT_OK(ValidateOffsets<int32_t>(array, end, data_size, "data buffer"));
+    }
+  } else if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
+    const int64_t child_length = array.children.empty() ? 0 : array.children[0].length;
+    if (HasLargeOffsets(id)) {
+      SLUICE_RETURN_NOT_OK(ValidateOffsets<int64_t>(array, end, child_length, "child"));
+    } else {
+      SLUICE_RETURN_NOT_OK(ValidateOffsets<int32_t>(array, end, child_length, "child"));
+    }
+  }
+  return ValidateChildren(array, depth);
+}
+
+}  // namespace
+
+Status ValidateArray(const ArrayData& array, std::string_view path) {
+  return ArrayValidator(path).Validate(array, 0);
+}
+
+}  // namespace sluice
