@@ -71,9 +71,11 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
         ValueRange<int32_t>(left, left_row, &a_start, &a_end);
         ValueRange<int32_t>(right, right_row, &b_start, &b_end);
       }
+      // Empty values may have no data buffer at all; memcmp must not see a null pointer.
       if (a_end - a_start != b_end - b_start ||
-          std::memcmp(left.value_bytes() + a_start, right.value_bytes() + b_start,
-                      static_cast<size_t>(a_end - a_start)) != 0) {
+          (a_end > a_start &&
+           std::memcmp(left.value_bytes() + a_start, right.value_bytes() + b_start,
+                       static_cast<size_t>(a_end - a_start)) != 0)) {
         return Fail(difference, path, left_row, "bytes differ");
       }
       return true;
