@@ -41,7 +41,7 @@ std::vector<uint8_t> MakeBytes(Content content, size_t size, uint64_t seed) {
       for (uint64_t i = 0; text.size() < size; ++i) {
         text += "this is string number " + std::to_string(i + seed);
       }
-      std::memcpy(bytes.data(), text.data(), size);
+      if (size > 0) std::memcpy(bytes.data(), text.data(), size);
       break;
     }
     case Content::kIntegers:
@@ -283,14 +283,17 @@ TEST_P(CompressionTest, GarbageIsCorrupt) {
 TEST_P(CompressionTest, GarbageAfterAValidHeaderIsCorruptOrExact) {
   const std::vector<uint8_t> original = MakeBytes(Content::kIntegers, 300000, 9);
   const std::vector<uint8_t> compressed = Compress(original);
+  // Garbage is cut from one pool of random bytes, at random places.
+  const std::vector<uint8_t> pool = MakeBytes(Content::kRandom, 2 * compressed.size(), 10);
   std::mt19937_64 generator(10);
   std::vector<uint8_t> decoded;
   for (int trial = 0; trial < 300; ++trial) {
     // Keep the first few bytes (magic, frame descriptor, length varint) and scramble the rest.
     std::vector<uint8_t> input = compressed;
     const size_t keep = 1 + generator() % 24;
-    for (size_t i = keep; i < input.size(); ++i) input[i] = static_cast<uint8_t>(generator());
-    input.resize(keep + generator() % (input.size() - keep + 1));
+    const size_t garbage = generator() % (input.size() - keep + 1);
+    std::memcpy(input.data() + keep, pool.data() + generator() % compressed.size(), garbage);
+    input.resize(keep + garbage);
     const Status status = Decompress(input, original.size(), &decoded);
     ASSERT_TRUE(status.ok() || status.IsCorrupt()) << status.ToString();
   }
