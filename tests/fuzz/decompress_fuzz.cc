@@ -1,0 +1,81 @@
+// Fuzzes the decompressors with untrusted bytes, through contexts reused across inputs as a
+// reader reuses them, and checks that whatever they accept survives a round trip.
+//
+// Input layout: byte 0 picks the codec (value % 3: lz4 frame, zstd, snappy) and the mode
+// ((value / 3) % 2: 0 decompresses the payload, 1 compresses it and decompresses the result);
+// bytes 1..4 are the expected decompressed size (little-endian, modulo 1 MiB + 1, which keeps
+// each run fast while covering multi-block frames); the rest is the payload.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "sluice/base/check.h"
+#include "sluice/codec/compression.h"
+
+namespace {
+
+constexpr size_t kHeaderSize = 5;
+constexpr uint32_t kMaxExpectedSize = 1 << 20;
+constexpr sluice::CompressionCodec kCodecs[] = {sluice::CompressionCodec::kLz4Frame,
+                                                sluice::CompressionCodec::kZstd,
+                                                sluice::CompressionCodec::kSnappy};
+
+struct Contexts {
+  std::unique_ptr<sluice::Compressor> compressor;
+  std::unique_ptr<sluice::Decompressor> decompressor;
+};
+
+Contexts& ContextsFor(size_t index) {
+  static Contexts contexts[3] = {};
+  Contexts& chosen = contexts[index];
+  if (chosen.compressor == nullptr) {
+    chosen.compressor = sluice::Compressor::Make(kCodecs[index]).ValueOrDie();
+    chosen.decompressor = sluice::Decompressor::Make(kCodecs[index]).ValueOrDie();
+  }
+  return chosen;
+}
+
+// Compresses `input` and checks that it decodes back to the same bytes.
+void CheckRoundTrip(Contexts& contexts, const uint8_t* input, size_t size) {
+  std::vector<uint8_t> compressed(
+      static_cast<size_t>(contexts.compressor->MaxCompressedSize(static_cast<int64_t>(size))));
+  const auto compressed_size =
+      contexts.compressor->Compress(input, static_cast<int64_t>(size), compressed.data(),
+                                    static_cast<int64_t>(compressed.size()));
+  SLUICE_CHECK(compressed_size.ok(), compressed_size.status().ToString().c_str());
+  std::vector<uint8_t> decoded(size);
+  const sluice::Status status = contexts.decompressor->Decompress(
+      compressed.data(), *compressed_size, decoded.data(), static_cast<int64_t>(size));
+  SLUICE_CHECK(status.ok(), status.ToString().c_str());
+  SLUICE_CHECK(size == 0 || std::memcmp(decoded.data(), input, size) == 0,
+               "round trip changed the bytes");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < kHeaderSize) return 0;
+  const size_t codec_index = data[0] % 3;
+  const bool compress_first = (data[0] / 3) % 2 == 1;
+  uint32_t expected_size = 0;
+  for (int i = 0; i < 4; ++i) expected_size |= static_cast<uint32_t>(data[1 + i]) << (8 * i);
+  expected_size %= kMaxExpectedSize + 1;
+  const uint8_t* payload = data + kHeaderSize;
+  const size_t payload_size = size - kHeaderSize;
+  Contexts& contexts = ContextsFor(codec_index);
+
+  if (compress_first) {
+    CheckRoundTrip(contexts, payload, payload_size);
+    return 0;
+  }
+  std::vector<uint8_t> output(expected_size);
+  const sluice::Status status = contexts.decompressor->Decompress(
+      payload, static_cast<int64_t>(payload_size), output.data(), expected_size);
+  // Bad bytes are Corrupt, nothing else.
+  SLUICE_CHECK(status.ok() || status.IsCorrupt(), status.ToString().c_str());
+  // What decodes must survive being compressed and decoded again.
+  if (status.ok()) CheckRoundTrip(contexts, output.data(), output.size());
+  return 0;
+}
