@@ -1,12 +1,14 @@
 #include "sluice/partition/column_hash.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "partition/column_hash_internal.h"
+#include "partition/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/partition/spark_hash.h"
 
@@ -41,6 +43,33 @@ uint64_t LoadBits(const uint8_t* bitmap, int64_t position, int64_t count) {
   return count == 64 ? word : word & ((uint64_t{1} << count) - 1);
 }
 
+// Rows per block when a nullable column's validity is unpacked to bytes.
+constexpr int64_t kSelectBlockRows = 512;
+
+// kBitBytes[b] holds the 8 bits of b as 8 bytes of 0 or 1, least significant bit first.
+constexpr auto kBitBytes = [] {
+  std::array<uint64_t, 256> table{};
+  for (uint64_t b = 0; b < 256; ++b) {
+    for (int bit = 0; bit < 8; ++bit) table[b] |= ((b >> bit) & 1) << (8 * bit);
+  }
+  return table;
+}();
+
+// Writes bits [position, position + count) of a bitmap as one byte (0 or 1) per bit into `out`,
+// which has room for count rounded up to 8, and returns how many bits are set.
+int64_t UnpackValidity(const uint8_t* bitmap, int64_t position, int64_t count, uint8_t* out) {
+  int64_t set = 0;
+  for (int64_t word_start = 0; word_start < count; word_start += 64) {
+    const int64_t word_bits = std::min<int64_t>(64, count - word_start);
+    const uint64_t word = LoadBits(bitmap, position + word_start, word_bits);
+    set += std::popcount(word);
+    for (int64_t byte = 0; byte < word_bits; byte += 8) {
+      std::memcpy(out + word_start + byte, &kBitBytes[(word >> byte) & 0xff], 8);
+    }
+  }
+  return set;
+}
+
 // Java's floatToIntBits / doubleToLongBits after Spark's -0.0 check: both zeros hash as +0.0 and
 // every NaN as the canonical quiet NaN. Written as selects so loops stay branch-free.
 inline int32_t FloatBitsForHash(float value) {
@@ -73,6 +102,37 @@ typename Hash::State HashBigIntegerBytes(unsigned __int128 value, typename Hash:
   bits::StoreUnaligned(big_endian, bits::ToBigEndian64(value_high));
   bits::StoreUnaligned(big_endian + 8, bits::ToBigEndian64(value_low));
   return Hash::HashBytes(big_endian + 16 - byte_count, byte_count, seed);
+}
+
+// Spark's hashUnsafeBytes with the 0 to 3 tail bytes mixed without a branch on their count.
+// Random string lengths make the tail loop's exit unpredictable, and its mispredictions cost more
+// than always computing three rounds and keeping the ones that exist. Values of 4 bytes or more
+// read the tail from the last full 4 bytes of the value, so nothing past it is read. Equal to
+// Hash::HashBytes (the property test holds it to the plain version).
+template <typename Hash>
+typename Hash::State HashStringBytes(const uint8_t* data, int64_t length,
+                                     typename Hash::State seed) {
+  if constexpr (std::is_same_v<Hash, MurmurHash3Spark>) {
+    if (length < 4) return Hash::HashBytes(data, length, seed);
+    uint32_t h1 = seed;
+    const int64_t aligned = length & ~int64_t{3};
+    for (int64_t i = 0; i < aligned; i += 4) {
+      h1 = Hash::MixH1(h1, Hash::MixK1(bits::LoadUnaligned<uint32_t>(data + i)));
+    }
+    const auto tail_count = static_cast<int>(length & 3);
+    const uint32_t last_word = bits::LoadUnaligned<uint32_t>(data + length - 4);
+    for (int j = 0; j < 3; ++j) {
+      // Tail byte j is byte 4 - tail_count + j of the last word (clamped when absent).
+      const int byte_index = std::min(4 - tail_count + j, 3);
+      const auto tail_byte = static_cast<int8_t>(last_word >> (8 * byte_index));
+      const uint32_t mixed =
+          Hash::MixH1(h1, Hash::MixK1(static_cast<uint32_t>(static_cast<int32_t>(tail_byte))));
+      h1 = j < tail_count ? mixed : h1;
+    }
+    return Hash::Finalize(h1, static_cast<uint32_t>(length));
+  } else {
+    return Hash::HashBytes(data, length, seed);
+  }
 }
 
 inline unsigned __int128 LoadDecimal128(const uint8_t* slot) {
@@ -152,7 +212,7 @@ class ColumnHasher {
       case TypeId::kFixedSizeBinary: {
         const int64_t width = array.type->byte_width();
         return UpdateVariable(array, rows, states, [values, width](int64_t i, State seed) {
-          return Hash::HashBytes(values + i * width, width, seed);
+          return HashStringBytes<Hash>(values + i * width, width, seed);
         });
       }
       case TypeId::kStruct:
@@ -189,7 +249,7 @@ class ColumnHasher {
     const uint8_t* bytes = array.buffers[2].data;
     UpdateVariable(array, rows, states, [offsets, bytes](int64_t i, State seed) {
       const Offset start = offsets[i];
-      return Hash::HashBytes(bytes + start, offsets[i + 1] - start, seed);
+      return HashStringBytes<Hash>(bytes + start, offsets[i + 1] - start, seed);
     });
   }
 
@@ -205,39 +265,85 @@ class ColumnHasher {
                           ValueHash hash_value) {
     const int64_t base = array.offset;
     const uint8_t* validity = Validity(array);
-    if (validity == nullptr) {
-      for (int64_t k = 0; k < rows.count; ++k) states[k] = hash_value(base + rows[k], states[k]);
-      return;
-    }
     if constexpr (std::is_same_v<Rows, DenseRows>) {
-      // 64 rows at a time: all valid and all null blocks take the plain paths.
-      for (int64_t block = 0; block < rows.count; block += 64) {
-        const int64_t block_size = std::min<int64_t>(64, rows.count - block);
-        const int64_t first = base + rows.first + block;
-        const uint64_t word = LoadBits(validity, first, block_size);
-        State* block_states = states + block;
-        if (word == 0) continue;
-        if (word == (block_size == 64 ? ~uint64_t{0} : (uint64_t{1} << block_size) - 1)) {
-          for (int64_t j = 0; j < block_size; ++j) {
-            block_states[j] = hash_value(first + j, block_states[j]);
-          }
-          continue;
-        }
-        for (int64_t j = 0; j < block_size; ++j) {
-          const State old_state = block_states[j];
-          const State new_state = hash_value(first + j, old_state);
-          const State keep_new = State{0} - static_cast<State>((word >> j) & 1);
-          block_states[j] = (new_state & keep_new) | (old_state & ~keep_new);
+      const int64_t first = base + rows.first;
+      if (validity == nullptr) return DenseLoop(states, first, rows.count, hash_value);
+      // Blocks of rows: all valid and all null blocks take the plain paths, mixed ones a select
+      // on the validity unpacked to one byte per row.
+      alignas(64) uint8_t valid[kSelectBlockRows];
+      for (int64_t block = 0; block < rows.count; block += kSelectBlockRows) {
+        const int64_t block_size = std::min(kSelectBlockRows, rows.count - block);
+        const int64_t valid_count = UnpackValidity(validity, first + block, block_size, valid);
+        if (valid_count == 0) continue;
+        if (valid_count == block_size) {
+          DenseLoop(states + block, first + block, block_size, hash_value);
+        } else {
+          DenseSelectLoop(states + block, first + block, block_size, valid, hash_value);
         }
       }
     } else {
       for (int64_t k = 0; k < rows.count; ++k) {
         const int64_t i = base + rows[k];
+        if (validity == nullptr) {
+          states[k] = hash_value(i, states[k]);
+          continue;
+        }
         const State old_state = states[k];
         const State new_state = hash_value(i, old_state);
         const State keep_new = State{0} - static_cast<State>(bits::GetBit(validity, i));
         states[k] = (new_state & keep_new) | (old_state & ~keep_new);
       }
+    }
+  }
+
+  // states[k] = hash_value(first + k, states[k]) for k < count: the loop every fixed-width column
+  // spends its time in, compiled for the CPU's widest vectors.
+  template <typename ValueHash>
+  static void DenseLoop(State* __restrict states, int64_t first, int64_t count,
+                        ValueHash hash_value) {
+#if SLUICE_HAVE_AVX2_DISPATCH
+    if (internal::CpuHasAvx2()) return DenseLoopAvx2(states, first, count, hash_value);
+#endif
+    for (int64_t k = 0; k < count; ++k) states[k] = hash_value(first + k, states[k]);
+  }
+
+  // As DenseLoop, keeping the old state where valid[k] is 0.
+  template <typename ValueHash>
+  static void DenseSelectLoop(State* __restrict states, int64_t first, int64_t count,
+                              const uint8_t* valid, ValueHash hash_value) {
+#if SLUICE_HAVE_AVX2_DISPATCH
+    if (internal::CpuHasAvx2()) {
+      return DenseSelectLoopAvx2(states, first, count, valid, hash_value);
+    }
+#endif
+    SelectLoop(states, first, count, valid, hash_value);
+  }
+
+#if SLUICE_HAVE_AVX2_DISPATCH
+  template <typename ValueHash>
+  SLUICE_TARGET_AVX2 static void DenseLoopAvx2(State* __restrict states, int64_t first,
+                                               int64_t count, ValueHash hash_value) {
+    for (int64_t k = 0; k < count; ++k) states[k] = hash_value(first + k, states[k]);
+  }
+
+  template <typename ValueHash>
+  SLUICE_TARGET_AVX2 static void DenseSelectLoopAvx2(State* __restrict states, int64_t first,
+                                                     int64_t count, const uint8_t* valid,
+                                                     ValueHash hash_value) {
+    SelectLoop(states, first, count, valid, hash_value);
+  }
+#endif
+
+  template <typename ValueHash>
+  static inline __attribute__((always_inline)) void SelectLoop(State* __restrict states,
+                                                               int64_t first, int64_t count,
+                                                               const uint8_t* valid,
+                                                               ValueHash hash_value) {
+    for (int64_t k = 0; k < count; ++k) {
+      const State old_state = states[k];
+      const State new_state = hash_value(first + k, old_state);
+      const State keep_new = State{0} - static_cast<State>(valid[k]);
+      states[k] = (new_state & keep_new) | (old_state & ~keep_new);
     }
   }
 

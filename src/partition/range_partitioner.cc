@@ -146,6 +146,33 @@ uint32_t CountBelow(const Value* values, uint32_t begin, uint32_t end, Below bel
   }
 }
 
+// Rows per lock-step group of the binary search.
+constexpr int64_t kGroupRows = 16;
+
+// For each of kGroupRows keys, writes begin + the number of values in [begin, end) below it
+// (`below(value, key)` holds for a prefix of the range), searching all keys in lock step.
+template <typename Value, typename Below>
+void LockStepCount(const Value* values, uint32_t begin, uint32_t end, const Value* keys,
+                   uint32_t* out, Below below) {
+  uint32_t position[kGroupRows];
+  for (int64_t g = 0; g < kGroupRows; ++g) position[g] = begin;
+  uint32_t length = end - begin;
+  if (length == 0) {
+    for (int64_t g = 0; g < kGroupRows; ++g) out[g] = begin;
+    return;
+  }
+  while (length > 1) {
+    const uint32_t half = length / 2;
+    for (int64_t g = 0; g < kGroupRows; ++g) {
+      position[g] = below(values[position[g] + half], keys[g]) ? position[g] + half : position[g];
+    }
+    length -= half;
+  }
+  for (int64_t g = 0; g < kGroupRows; ++g) {
+    out[g] = position[g] + (below(values[position[g]], keys[g]) ? 1 : 0);
+  }
+}
+
 template <typename Reader, typename Less>
 class TypedRangeKey final : public RangeKey {
  public:
@@ -205,7 +232,8 @@ class TypedRangeKey final : public RangeKey {
     const uint8_t* validity = keys.null_count != 0 ? keys.buffers[0].data : nullptr;
     const int64_t base = keys.offset + first;
     const Value* values = values_.data();
-    for (int64_t k = 0; k < count; ++k) {
+    // One row's search within its range.
+    auto search_row = [&](int64_t k) {
       const uint32_t range_begin = kFullRange ? 0 : lower[k];
       const uint32_t range_end = kFullRange ? bound_count_ : upper[k];
       const uint32_t nulls = nulls_before_[range_end] - nulls_before_[range_begin];
@@ -216,6 +244,7 @@ class TypedRangeKey final : public RangeKey {
         new_lower = nulls_first_ ? range_begin : range_end - nulls;
         new_upper = nulls_first_ ? range_begin + nulls : range_end;
       } else {
+        // Nulls first: a non-null key sorts after the range's null bounds; nulls last: before.
         const uint32_t begin = nulls_first_ ? range_begin + nulls : range_begin;
         const uint32_t end = nulls_first_ ? range_end : range_end - nulls;
         const Value key = reader(base + k);
@@ -225,12 +254,38 @@ class TypedRangeKey final : public RangeKey {
           new_upper = CountBelow<kLinear>(values, new_lower, end,
                                           [&](const Value& bound) { return !less(key, bound); });
         }
-        // Nulls first: a non-null key sorts after the range's null bounds, which the search
-        // skipped. Nulls last: it sorts before them, and they stay above new_upper.
       }
       lower[k] = new_lower;
       if constexpr (kNeedUpper) upper[k] = new_upper;
+    };
+    int64_t k = 0;
+    if constexpr (kFullRange && !kLinear) {
+      // Every row searches the same range, so groups of rows can search in lock step: each step
+      // of the binary search is independent across the group, which keeps the CPU busy instead
+      // of waiting on one row's chain of dependent loads. Null keys are searched too (their
+      // slots hold readable values) and get the null answer written over afterwards.
+      const uint32_t nulls = nulls_before_[bound_count_];
+      const uint32_t begin = nulls_first_ ? nulls : 0;
+      const uint32_t end = nulls_first_ ? bound_count_ : bound_count_ - nulls;
+      for (; k + kGroupRows <= count; k += kGroupRows) {
+        Value group_keys[kGroupRows];
+        for (int64_t g = 0; g < kGroupRows; ++g) group_keys[g] = reader(base + k + g);
+        LockStepCount(values, begin, end, group_keys, lower + k,
+                      [&](const Value& bound, const Value& key) { return less(bound, key); });
+        if constexpr (kNeedUpper) {
+          LockStepCount(values, begin, end, group_keys, upper + k,
+                        [&](const Value& bound, const Value& key) { return !less(key, bound); });
+        }
+        if (validity != nullptr) {
+          for (int64_t g = 0; g < kGroupRows; ++g) {
+            if (bits::GetBit(validity, base + k + g)) continue;
+            lower[k + g] = nulls_first_ ? 0 : bound_count_ - nulls;
+            if constexpr (kNeedUpper) upper[k + g] = nulls_first_ ? nulls : bound_count_;
+          }
+        }
+      }
     }
+    for (; k < count; ++k) search_row(k);
   }
 
   bool descending_;

@@ -61,7 +61,11 @@ std::vector<uint32_t> EdgeInputs(uint32_t divisor) {
 }
 
 TEST(PositiveModuloTest, ModEqualsRemainderOnEdgesAndADenseSample) {
-  for (const uint32_t divisor : Divisors()) {
+  std::vector<uint32_t> divisors = Divisors();
+  for (uint32_t large : {0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu}) {
+    divisors.push_back(large);
+  }
+  for (const uint32_t divisor : divisors) {
     const PositiveModulo modulo(divisor);
     for (const uint32_t value : EdgeInputs(divisor)) {
       ASSERT_EQ(modulo.Mod(value), value % divisor) << value << " mod " << divisor;
@@ -81,18 +85,29 @@ TEST(PositiveModuloTest, PmodEqualsSparkPmodOnEdgesAndADenseSample) {
   for (const uint32_t divisor : Divisors()) {
     const PositiveModulo modulo(divisor);
     const auto signed_divisor = static_cast<int32_t>(divisor);
+    std::vector<int32_t> inputs;
     for (const uint32_t bits : EdgeInputs(divisor)) {
       const auto value = static_cast<int32_t>(bits);
-      ASSERT_EQ(modulo.Pmod(value), ReferencePmod(value, signed_divisor))
-          << value << " pmod " << divisor;
-      const int32_t negative = value == INT_MIN ? INT_MIN : -value;
-      ASSERT_EQ(modulo.Pmod(negative), ReferencePmod(negative, signed_divisor))
-          << negative << " pmod " << divisor;
+      inputs.push_back(value);
+      inputs.push_back(value == INT_MIN ? INT_MIN : -value);
     }
     for (uint64_t bits = 3; bits <= 0xffffffffu; bits += 4099) {
-      const auto value = static_cast<int32_t>(static_cast<uint32_t>(bits));
+      inputs.push_back(static_cast<int32_t>(static_cast<uint32_t>(bits)));
+    }
+    // Scalar, one value at a time.
+    for (const int32_t value : inputs) {
       if (modulo.Pmod(value) != ReferencePmod(value, signed_divisor)) {
         FAIL() << value << " pmod " << divisor << ": got " << modulo.Pmod(value);
+      }
+    }
+    // The array form (vectorized where the CPU allows), including a tail shorter than a vector.
+    std::vector<uint32_t> values(inputs.begin(), inputs.end());
+    values.resize(values.size() - values.size() % 8 + 5);
+    modulo.PmodInPlace(values.data(), std::ssize(values));
+    for (size_t k = 0; k < values.size(); ++k) {
+      const int32_t input = k < inputs.size() ? inputs[k] : 0;
+      if (values[k] != ReferencePmod(input, signed_divisor)) {
+        FAIL() << input << " pmod " << divisor << " in an array: got " << values[k];
       }
     }
   }
