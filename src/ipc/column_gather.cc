@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/check.h"
@@ -10,129 +11,206 @@ namespace sluice::ipc {
 
 namespace {
 
-bool IsSingleRange(std::span<const RowChunk> chunks) {
-  return chunks.size() == 1 && chunks[0].rows == nullptr;
+template <typename Selection>
+constexpr bool kIsRows = std::is_same_v<Selection, RowSelection>;
+
+// Calls f(source, row) for every selected row, in order.
+template <typename F>
+void ForEachRow(const RowSelection& selection, F&& f) {
+  for (int64_t i = 0; i < selection.count; ++i) f(selection.sources[i], selection.rows[i]);
+}
+template <typename F>
+void ForEachRow(const RunSelection& selection, F&& f) {
+  for (size_t r = 0; r < selection.size; ++r) {
+    const Run& run = selection.runs[r];
+    for (int64_t k = 0; k < run.count; ++k) f(run.source, run.start + k);
+  }
 }
 
-// ---- Validity bitmaps ----------------------------------------------------------------------
+// Calls f(source, start, count) for every contiguous piece, in order.
+template <typename F>
+void ForEachRun(const RowSelection& selection, F&& f) {
+  for (int64_t i = 0; i < selection.count; ++i) f(selection.sources[i], selection.rows[i], 1);
+}
+template <typename F>
+void ForEachRun(const RunSelection& selection, F&& f) {
+  for (size_t r = 0; r < selection.size; ++r) {
+    f(selection.runs[r].source, selection.runs[r].start, selection.runs[r].count);
+  }
+}
 
-int64_t CountNulls(std::span<const RowChunk> chunks) {
-  int64_t nulls = 0;
-  for (const RowChunk& chunk : chunks) {
-    const ArrayData& array = *chunk.array;
-    if (array.null_count == 0 || array.buffers[0].data == nullptr) continue;
-    const uint8_t* bitmap = array.buffers[0].data;
-    if (chunk.rows == nullptr) {
-      nulls += chunk.count - bits::CountSetBits(bitmap, array.offset + chunk.start, chunk.count);
-    } else {
-      for (int64_t i = 0; i < chunk.count; ++i) {
-        nulls += !bits::GetBit(bitmap, array.offset + chunk.rows[i]);
+// The one run of a selection that is a single contiguous range of one source, or null.
+const Run* SingleRun(const RowSelection&) { return nullptr; }
+const Run* SingleRun(const RunSelection& selection) {
+  return selection.size == 1 ? selection.runs : nullptr;
+}
+
+// A source's validity bitmap: null data when the source has no nulls.
+struct SourceBitmap {
+  const uint8_t* data = nullptr;
+  int64_t offset = 0;
+};
+
+// Shared by every node type: the bound sources and their validity bitmaps, and the node plus
+// validity buffer of the output.
+class NodeWithValidity : public ColumnGather {
+ public:
+  void Bind(std::span<const ArrayData* const> sources) override {
+    sources_.assign(sources.begin(), sources.end());
+    validity_.resize(sources.size());
+    any_nulls_ = false;
+    for (size_t s = 0; s < sources.size(); ++s) {
+      const ArrayData& array = *sources[s];
+      const bool has_nulls = array.null_count != 0 && array.buffers[0].data != nullptr;
+      validity_[s] = SourceBitmap{has_nulls ? array.buffers[0].data : nullptr, array.offset};
+      any_nulls_ |= has_nulls;
+    }
+    BindChildren();
+  }
+
+ protected:
+  virtual void BindChildren() {}
+
+  template <typename Selection>
+  void PlanNode(const Selection& selection, BlockPlan* plan) {
+    int64_t nulls = 0;
+    if (any_nulls_) {
+      if constexpr (kIsRows<Selection>) {
+        ForEachRow(selection, [&](uint32_t source, int64_t row) {
+          const SourceBitmap& bitmap = validity_[source];
+          if (bitmap.data != nullptr) nulls += !bits::GetBit(bitmap.data, bitmap.offset + row);
+        });
+      } else {
+        ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+          const SourceBitmap& bitmap = validity_[source];
+          if (bitmap.data != nullptr) {
+            nulls += count - bits::CountSetBits(bitmap.data, bitmap.offset + start, count);
+          }
+        });
       }
     }
-  }
-  return nulls;
-}
-
-// Plans the node and validity buffer of a column that has one.
-void PlanNodeWithValidity(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) {
-  const int64_t nulls = CountNulls(chunks);
-  plan->nodes.push_back(PlannedNode{length, nulls});
-  PlannedBuffer validity;
-  if (nulls > 0) {
-    validity.size = bits::BytesForBits(length);
-    if (IsSingleRange(chunks)) {
-      const ArrayData& array = *chunks[0].array;
-      const int64_t first_bit = array.offset + chunks[0].start;
-      if ((first_bit & 7) == 0) validity.direct = array.buffers[0].data + (first_bit >> 3);
-    }
-  }
-  plan->buffers.push_back(validity);
-}
-
-void WriteValidity(std::span<const RowChunk> chunks, const PlannedBuffer& buffer) {
-  if (buffer.direct != nullptr || buffer.size == 0) return;
-  uint8_t* dest = buffer.destination;
-  std::memset(dest, 0, static_cast<size_t>(buffer.size));
-  int64_t position = 0;
-  for (const RowChunk& chunk : chunks) {
-    const ArrayData& array = *chunk.array;
-    const uint8_t* bitmap = array.buffers[0].data;
-    if (array.null_count == 0 || bitmap == nullptr) {
-      bits::FillBits(dest, position, chunk.count, true);
-    } else if (chunk.rows == nullptr) {
-      bits::CopyBits(bitmap, array.offset + chunk.start, chunk.count, dest, position);
-    } else {
-      for (int64_t i = 0; i < chunk.count; ++i) {
-        if (bits::GetBit(bitmap, array.offset + chunk.rows[i])) bits::SetBit(dest, position + i);
+    plan->nodes.push_back(PlannedNode{selection.count, nulls});
+    PlannedBuffer validity;
+    if (nulls > 0) {
+      validity.size = bits::BytesForBits(selection.count);
+      if (const Run* run = SingleRun(selection)) {
+        const SourceBitmap& bitmap = validity_[run->source];
+        const int64_t first_bit = bitmap.offset + run->start;
+        if ((first_bit & 7) == 0) validity.direct = bitmap.data + (first_bit >> 3);
       }
     }
-    position += chunk.count;
+    plan->buffers.push_back(validity);
   }
-}
+
+  template <typename Selection>
+  void WriteValidity(const Selection& selection, const PlannedBuffer& buffer) {
+    if (buffer.direct != nullptr || buffer.size == 0) return;
+    uint8_t* dest = buffer.destination;
+    std::memset(dest, 0, static_cast<size_t>(buffer.size));
+    int64_t position = 0;
+    if constexpr (kIsRows<Selection>) {
+      ForEachRow(selection, [&](uint32_t source, int64_t row) {
+        const SourceBitmap& bitmap = validity_[source];
+        if (bitmap.data == nullptr || bits::GetBit(bitmap.data, bitmap.offset + row)) {
+          bits::SetBit(dest, position);
+        }
+        ++position;
+      });
+    } else {
+      ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+        const SourceBitmap& bitmap = validity_[source];
+        if (bitmap.data == nullptr) {
+          bits::FillBits(dest, position, count, true);
+        } else {
+          bits::CopyBits(bitmap.data, bitmap.offset + start, count, dest, position);
+        }
+        position += count;
+      });
+    }
+  }
+
+  std::vector<const ArrayData*> sources_;
+  std::vector<SourceBitmap> validity_;
+  bool any_nulls_ = false;
+};
+
+// Dispatches the virtual Plan/Write of both selection kinds to Derived's templates.
+template <typename Derived>
+class GatherNode : public NodeWithValidity {
+ public:
+  void Plan(const RowSelection& selection, BlockPlan* plan) override {
+    static_cast<Derived*>(this)->PlanSelection(selection, plan);
+  }
+  void Plan(const RunSelection& selection, BlockPlan* plan) override {
+    static_cast<Derived*>(this)->PlanSelection(selection, plan);
+  }
+  void Write(const RowSelection& selection, BlockPlan* plan, size_t* buffer_index) override {
+    static_cast<Derived*>(this)->WriteSelection(selection, plan, buffer_index);
+  }
+  void Write(const RunSelection& selection, BlockPlan* plan, size_t* buffer_index) override {
+    static_cast<Derived*>(this)->WriteSelection(selection, plan, buffer_index);
+  }
+};
 
 // ---- Null ---------------------------------------------------------------------------------
 
-class NullGather final : public ColumnGather {
+class NullGather final : public GatherNode<NullGather> {
  public:
-  void Plan(std::span<const RowChunk>, int64_t length, BlockPlan* plan) override {
-    plan->nodes.push_back(PlannedNode{length, length});
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    plan->nodes.push_back(PlannedNode{selection.count, selection.count});
   }
-  void Write(std::span<const RowChunk>, BlockPlan*, size_t*) override {}
+  template <typename Selection>
+  void WriteSelection(const Selection&, BlockPlan*, size_t*) {}
   int node_count() const override { return 1; }
   int buffer_count() const override { return 0; }
 };
 
 // ---- Fixed width --------------------------------------------------------------------------
 
-template <int kWidth>
-void GatherFixed(const uint8_t* values, const uint32_t* rows, int64_t count, uint8_t* dest) {
-  for (int64_t i = 0; i < count; ++i) {
-    std::memcpy(dest + i * kWidth, values + static_cast<int64_t>(rows[i]) * kWidth, kWidth);
-  }
-}
-
-void GatherFixedAnyWidth(const uint8_t* values, const uint32_t* rows, int64_t count, int64_t width,
-                         uint8_t* dest) {
-  for (int64_t i = 0; i < count; ++i) {
-    std::memcpy(dest + i * width, values + static_cast<int64_t>(rows[i]) * width,
-                static_cast<size_t>(width));
-  }
-}
-
 // kWidth is the value width in bytes, or 0 for a width known only at run time
 // (fixed_size_binary).
 template <int kWidth>
-class FixedWidthGather final : public ColumnGather {
+class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
  public:
   explicit FixedWidthGather(int64_t width) : width_(kWidth != 0 ? kWidth : width) {}
 
-  void Plan(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) override {
-    PlanNodeWithValidity(chunks, length, plan);
-    PlannedBuffer values;
-    values.size = length * width_;
-    if (IsSingleRange(chunks)) {
-      const ArrayData& array = *chunks[0].array;
-      values.direct = array.buffers[1].data + (array.offset + chunks[0].start) * width_;
+  void BindChildren() override {
+    values_.resize(this->sources_.size());
+    for (size_t s = 0; s < this->sources_.size(); ++s) {
+      const ArrayData& array = *this->sources_[s];
+      values_[s] = array.buffers[1].data == nullptr ? nullptr
+                                                    : array.buffers[1].data + array.offset * width_;
     }
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    this->PlanNode(selection, plan);
+    PlannedBuffer values;
+    values.size = selection.count * width_;
+    if (const Run* run = SingleRun(selection)) values.direct = values_[run->source] + run->start * width_;
     plan->buffers.push_back(values);
   }
 
-  void Write(std::span<const RowChunk> chunks, BlockPlan* plan, size_t* buffer_index) override {
-    WriteValidity(chunks, plan->buffers[(*buffer_index)++]);
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    this->WriteValidity(selection, plan->buffers[(*buffer_index)++]);
     const PlannedBuffer& values = plan->buffers[(*buffer_index)++];
     if (values.direct != nullptr || values.size == 0) return;
     uint8_t* dest = values.destination;
-    for (const RowChunk& chunk : chunks) {
-      const ArrayData& array = *chunk.array;
-      const uint8_t* source = array.buffers[1].data + array.offset * width_;
-      if (chunk.rows == nullptr) {
-        std::memcpy(dest, source + chunk.start * width_, static_cast<size_t>(chunk.count * width_));
-      } else if constexpr (kWidth != 0) {
-        GatherFixed<kWidth>(source, chunk.rows, chunk.count, dest);
-      } else {
-        GatherFixedAnyWidth(source, chunk.rows, chunk.count, width_, dest);
+    if constexpr (kIsRows<Selection> && kWidth != 0) {
+      const uint8_t* const* bases = values_.data();
+      for (int64_t i = 0; i < selection.count; ++i) {
+        std::memcpy(dest + i * kWidth,
+                    bases[selection.sources[i]] + static_cast<int64_t>(selection.rows[i]) * kWidth,
+                    kWidth);
       }
-      dest += chunk.count * width_;
+    } else {
+      ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+        std::memcpy(dest, values_[source] + start * width_, static_cast<size_t>(count * width_));
+        dest += count * width_;
+      });
     }
   }
 
@@ -141,43 +219,39 @@ class FixedWidthGather final : public ColumnGather {
 
  private:
   int64_t width_;
+  std::vector<const uint8_t*> values_;  // per source, advanced to its offset
 };
 
 // ---- Boolean ------------------------------------------------------------------------------
 
-class BooleanGather final : public ColumnGather {
+class BooleanGather final : public GatherNode<BooleanGather> {
  public:
-  void Plan(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) override {
-    PlanNodeWithValidity(chunks, length, plan);
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    PlanNode(selection, plan);
     PlannedBuffer values;
-    values.size = bits::BytesForBits(length);
-    if (IsSingleRange(chunks)) {
-      const ArrayData& array = *chunks[0].array;
-      const int64_t first_bit = array.offset + chunks[0].start;
+    values.size = bits::BytesForBits(selection.count);
+    if (const Run* run = SingleRun(selection)) {
+      const ArrayData& array = *sources_[run->source];
+      const int64_t first_bit = array.offset + run->start;
       if ((first_bit & 7) == 0) values.direct = array.buffers[1].data + (first_bit >> 3);
     }
     plan->buffers.push_back(values);
   }
 
-  void Write(std::span<const RowChunk> chunks, BlockPlan* plan, size_t* buffer_index) override {
-    WriteValidity(chunks, plan->buffers[(*buffer_index)++]);
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    WriteValidity(selection, plan->buffers[(*buffer_index)++]);
     const PlannedBuffer& values = plan->buffers[(*buffer_index)++];
     if (values.direct != nullptr || values.size == 0) return;
     uint8_t* dest = values.destination;
     std::memset(dest, 0, static_cast<size_t>(values.size));
     int64_t position = 0;
-    for (const RowChunk& chunk : chunks) {
-      const ArrayData& array = *chunk.array;
-      const uint8_t* source = array.buffers[1].data;
-      if (chunk.rows == nullptr) {
-        bits::CopyBits(source, array.offset + chunk.start, chunk.count, dest, position);
-      } else {
-        for (int64_t i = 0; i < chunk.count; ++i) {
-          if (bits::GetBit(source, array.offset + chunk.rows[i])) bits::SetBit(dest, position + i);
-        }
-      }
-      position += chunk.count;
-    }
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      const ArrayData& array = *sources_[source];
+      bits::CopyBits(array.buffers[1].data, array.offset + start, count, dest, position);
+      position += count;
+    });
   }
 
   int node_count() const override { return 1; }
@@ -186,191 +260,213 @@ class BooleanGather final : public ColumnGather {
 
 // ---- Offsets (binary-like, list, map) -----------------------------------------------------
 
-// Plans an offsets buffer of length + 1 entries; usable as it is when one range starts at 0.
-template <typename Offset>
-PlannedBuffer PlanOffsets(std::span<const RowChunk> chunks, int64_t length) {
-  PlannedBuffer offsets;
-  offsets.size = (length + 1) * static_cast<int64_t>(sizeof(Offset));
-  if (IsSingleRange(chunks)) {
-    const Offset* source = chunks[0].array->template value_offsets<Offset>() + chunks[0].start;
-    if (source[0] == 0) offsets.direct = reinterpret_cast<const uint8_t*>(source);
+// Shared by binary-like and list-like nodes: per-source offsets advanced to the array's offset,
+// and the rebased offsets buffer of the output.
+template <typename Offset, typename Derived>
+class OffsetsNode : public GatherNode<Derived> {
+ protected:
+  void BindOffsets() {
+    offsets_.resize(this->sources_.size());
+    for (size_t s = 0; s < this->sources_.size(); ++s) {
+      const ArrayData& array = *this->sources_[s];
+      offsets_[s] = array.length == 0 ? &kZeroOffset : array.template value_offsets<Offset>();
+    }
   }
-  return offsets;
-}
 
-// Writes offsets rebased to start at zero.
-template <typename Offset>
-void WriteOffsets(std::span<const RowChunk> chunks, const PlannedBuffer& buffer) {
-  if (buffer.direct != nullptr) return;
-  auto* dest = reinterpret_cast<Offset*>(buffer.destination);
-  Offset running = 0;
-  dest[0] = 0;
-  int64_t position = 1;
-  for (const RowChunk& chunk : chunks) {
-    const Offset* source = chunk.array->template value_offsets<Offset>();
-    if (chunk.rows == nullptr) {
-      const Offset base = source[chunk.start];
-      const Offset shift = static_cast<Offset>(running - base);
-      for (int64_t i = 1; i <= chunk.count; ++i) {
-        dest[position++] = static_cast<Offset>(source[chunk.start + i] + shift);
+  // Plans the offsets buffer (length + 1 entries); usable as it is when one range starts at 0.
+  template <typename Selection>
+  PlannedBuffer PlanOffsets(const Selection& selection) const {
+    PlannedBuffer offsets;
+    offsets.size = (selection.count + 1) * static_cast<int64_t>(sizeof(Offset));
+    if (const Run* run = SingleRun(selection)) {
+      const Offset* source = offsets_[run->source] + run->start;
+      if (source[0] == 0) offsets.direct = reinterpret_cast<const uint8_t*>(source);
+    }
+    return offsets;
+  }
+
+  // Returns the number of child values (or bytes) the selected rows span.
+  template <typename Selection>
+  int64_t Spanned(const Selection& selection) const {
+    int64_t total = 0;
+    if constexpr (kIsRows<Selection>) {
+      for (int64_t i = 0; i < selection.count; ++i) {
+        const Offset* offsets = offsets_[selection.sources[i]] + selection.rows[i];
+        total += offsets[1] - offsets[0];
       }
-      running = static_cast<Offset>(source[chunk.start + chunk.count] + shift);
     } else {
-      for (int64_t i = 0; i < chunk.count; ++i) {
-        const uint32_t row = chunk.rows[i];
-        running = static_cast<Offset>(running + (source[row + 1] - source[row]));
+      ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+        total += offsets_[source][start + count] - offsets_[source][start];
+      });
+    }
+    return total;
+  }
+
+  // Writes the offsets rebased to start at zero.
+  template <typename Selection>
+  void WriteOffsets(const Selection& selection, const PlannedBuffer& buffer) const {
+    if (buffer.direct != nullptr) return;
+    auto* dest = reinterpret_cast<Offset*>(buffer.destination);
+    Offset running = 0;
+    dest[0] = 0;
+    int64_t position = 1;
+    if constexpr (kIsRows<Selection>) {
+      for (int64_t i = 0; i < selection.count; ++i) {
+        const Offset* offsets = offsets_[selection.sources[i]] + selection.rows[i];
+        running = static_cast<Offset>(running + (offsets[1] - offsets[0]));
         dest[position++] = running;
       }
-    }
-  }
-}
-
-// Returns the number of child values (or bytes) the selected rows span.
-template <typename Offset>
-int64_t SpannedValues(std::span<const RowChunk> chunks) {
-  int64_t total = 0;
-  for (const RowChunk& chunk : chunks) {
-    const Offset* source = chunk.array->template value_offsets<Offset>();
-    if (chunk.rows == nullptr) {
-      total += source[chunk.start + chunk.count] - source[chunk.start];
     } else {
-      for (int64_t i = 0; i < chunk.count; ++i) {
-        total += source[chunk.rows[i] + 1] - source[chunk.rows[i]];
-      }
+      ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+        const Offset* offsets = offsets_[source];
+        const Offset shift = static_cast<Offset>(running - offsets[start]);
+        for (int64_t k = 1; k <= count; ++k) {
+          dest[position++] = static_cast<Offset>(offsets[start + k] + shift);
+        }
+        running = static_cast<Offset>(offsets[start + count] + shift);
+      });
     }
   }
-  return total;
-}
+
+  static constexpr Offset kZeroOffset = 0;
+  std::vector<const Offset*> offsets_;  // per source, advanced to its offset
+};
 
 template <typename Offset>
-class BinaryGather final : public ColumnGather {
+class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
  public:
-  void Plan(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) override {
-    PlanNodeWithValidity(chunks, length, plan);
-    plan->buffers.push_back(PlanOffsets<Offset>(chunks, length));
+  void BindChildren() override {
+    this->BindOffsets();
+    bytes_.resize(this->sources_.size());
+    for (size_t s = 0; s < this->sources_.size(); ++s) {
+      bytes_[s] = this->sources_[s]->value_bytes();
+    }
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    this->PlanNode(selection, plan);
+    plan->buffers.push_back(this->PlanOffsets(selection));
     PlannedBuffer data;
-    data.size = SpannedValues<Offset>(chunks);
+    data.size = this->Spanned(selection);
     if (data.size > std::numeric_limits<Offset>::max()) plan->offsets_overflow = true;
-    if (IsSingleRange(chunks)) {
-      const ArrayData& array = *chunks[0].array;
-      data.direct = array.value_bytes() + array.value_offsets<Offset>()[chunks[0].start];
+    if (const Run* run = SingleRun(selection)) {
+      data.direct = bytes_[run->source] + this->offsets_[run->source][run->start];
     }
     plan->buffers.push_back(data);
   }
 
-  void Write(std::span<const RowChunk> chunks, BlockPlan* plan, size_t* buffer_index) override {
-    WriteValidity(chunks, plan->buffers[(*buffer_index)++]);
-    WriteOffsets<Offset>(chunks, plan->buffers[(*buffer_index)++]);
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    this->WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    this->WriteOffsets(selection, plan->buffers[(*buffer_index)++]);
     const PlannedBuffer& data = plan->buffers[(*buffer_index)++];
     if (data.direct != nullptr || data.size == 0) return;
     uint8_t* dest = data.destination;
-    for (const RowChunk& chunk : chunks) {
-      const Offset* offsets = chunk.array->template value_offsets<Offset>();
-      const uint8_t* bytes = chunk.array->value_bytes();
-      if (chunk.rows == nullptr) {
-        const int64_t begin = offsets[chunk.start];
-        const int64_t size = offsets[chunk.start + chunk.count] - begin;
-        std::memcpy(dest, bytes + begin, static_cast<size_t>(size));
-        dest += size;
-      } else {
-        for (int64_t i = 0; i < chunk.count; ++i) {
-          const uint32_t row = chunk.rows[i];
-          const int64_t size = offsets[row + 1] - offsets[row];
-          std::memcpy(dest, bytes + offsets[row], static_cast<size_t>(size));
-          dest += size;
-        }
-      }
-    }
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      const Offset* offsets = this->offsets_[source];
+      const int64_t begin = offsets[start];
+      const int64_t size = offsets[start + count] - begin;
+      std::memcpy(dest, bytes_[source] + begin, static_cast<size_t>(size));
+      dest += size;
+    });
   }
 
   int node_count() const override { return 1; }
   int buffer_count() const override { return 3; }
+
+ private:
+  std::vector<const uint8_t*> bytes_;
 };
 
 // ---- List, large list, map ----------------------------------------------------------------
 
 template <typename Offset>
-class ListGather final : public ColumnGather {
+class ListGather final : public OffsetsNode<Offset, ListGather<Offset>> {
  public:
   explicit ListGather(const DataType& type) : child_(ColumnGather::Make(type.child_type(0))) {}
 
-  void Plan(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) override {
-    PlanNodeWithValidity(chunks, length, plan);
-    plan->buffers.push_back(PlanOffsets<Offset>(chunks, length));
-    // The child rows: one range per contiguous chunk, one per selected row otherwise, merged
-    // when they touch.
-    child_chunks_.clear();
-    int64_t child_length = 0;
-    for (const RowChunk& chunk : chunks) {
-      const Offset* offsets = chunk.array->template value_offsets<Offset>();
-      const ArrayData* child = &chunk.array->children[0];
-      if (chunk.rows == nullptr) {
-        AddChildRange(child, offsets[chunk.start], offsets[chunk.start + chunk.count]);
-      } else {
-        for (int64_t i = 0; i < chunk.count; ++i) {
-          AddChildRange(child, offsets[chunk.rows[i]], offsets[chunk.rows[i] + 1]);
-        }
-      }
+  void BindChildren() override {
+    this->BindOffsets();
+    child_sources_.resize(this->sources_.size());
+    for (size_t s = 0; s < this->sources_.size(); ++s) {
+      child_sources_[s] = &this->sources_[s]->children[0];
     }
-    for (const RowChunk& chunk : child_chunks_) child_length += chunk.count;
-    if (child_length > std::numeric_limits<Offset>::max()) plan->offsets_overflow = true;
-    child_->Plan(child_chunks_, child_length, plan);
+    child_->Bind(child_sources_);
   }
 
-  void Write(std::span<const RowChunk> chunks, BlockPlan* plan, size_t* buffer_index) override {
-    WriteValidity(chunks, plan->buffers[(*buffer_index)++]);
-    WriteOffsets<Offset>(chunks, plan->buffers[(*buffer_index)++]);
-    child_->Write(child_chunks_, plan, buffer_index);
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    this->PlanNode(selection, plan);
+    plan->buffers.push_back(this->PlanOffsets(selection));
+    // The child's rows: the element range of every selected row, merged when they touch.
+    child_runs_.clear();
+    int64_t child_length = 0;
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      const Offset* offsets = this->offsets_[source];
+      const int64_t begin = offsets[start];
+      const int64_t end = offsets[start + count];
+      if (end <= begin) return;
+      child_length += end - begin;
+      if (!child_runs_.empty()) {
+        Run& last = child_runs_.back();
+        if (last.source == source && last.start + last.count == begin) {
+          last.count += end - begin;
+          return;
+        }
+      }
+      child_runs_.push_back(Run{source, begin, end - begin});
+    });
+    if (child_length > std::numeric_limits<Offset>::max()) plan->offsets_overflow = true;
+    child_selection_ = RunSelection{child_runs_.data(), child_runs_.size(), child_length};
+    child_->Plan(child_selection_, plan);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    this->WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    this->WriteOffsets(selection, plan->buffers[(*buffer_index)++]);
+    child_->Write(child_selection_, plan, buffer_index);
   }
 
   int node_count() const override { return 1 + child_->node_count(); }
   int buffer_count() const override { return 2 + child_->buffer_count(); }
 
  private:
-  void AddChildRange(const ArrayData* child, int64_t begin, int64_t end) {
-    if (end <= begin) return;
-    if (!child_chunks_.empty()) {
-      RowChunk& last = child_chunks_.back();
-      if (last.array == child && last.start + last.count == begin) {
-        last.count += end - begin;
-        return;
-      }
-    }
-    child_chunks_.push_back(RowChunk{child, nullptr, begin, end - begin});
-  }
-
   std::unique_ptr<ColumnGather> child_;
-  std::vector<RowChunk> child_chunks_;
+  std::vector<const ArrayData*> child_sources_;
+  std::vector<Run> child_runs_;
+  RunSelection child_selection_;
 };
 
 // ---- Struct -------------------------------------------------------------------------------
 
-class StructGather final : public ColumnGather {
+class StructGather final : public GatherNode<StructGather> {
  public:
   explicit StructGather(const DataType& type) {
     for (const Field& field : type.children()) children_.push_back(ColumnGather::Make(*field.type));
-    child_chunks_.resize(children_.size());
+    child_sources_.resize(children_.size());
   }
 
-  void Plan(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) override {
-    PlanNodeWithValidity(chunks, length, plan);
-    // Children are aligned with the struct, so they take the same rows.
+  void BindChildren() override {
+    // Children are aligned with their struct, so the same rows select them.
     for (size_t c = 0; c < children_.size(); ++c) {
-      std::vector<RowChunk>& child_chunks = child_chunks_[c];
-      child_chunks.clear();
-      for (const RowChunk& chunk : chunks) {
-        child_chunks.push_back(
-            RowChunk{&chunk.array->children[c], chunk.rows, chunk.start, chunk.count});
-      }
-      children_[c]->Plan(child_chunks, length, plan);
+      child_sources_[c].resize(sources_.size());
+      for (size_t s = 0; s < sources_.size(); ++s) child_sources_[c][s] = &sources_[s]->children[c];
+      children_[c]->Bind(child_sources_[c]);
     }
   }
 
-  void Write(std::span<const RowChunk> chunks, BlockPlan* plan, size_t* buffer_index) override {
-    WriteValidity(chunks, plan->buffers[(*buffer_index)++]);
-    for (size_t c = 0; c < children_.size(); ++c) {
-      children_[c]->Write(child_chunks_[c], plan, buffer_index);
-    }
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    PlanNode(selection, plan);
+    for (auto& child : children_) child->Plan(selection, plan);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    for (auto& child : children_) child->Write(selection, plan, buffer_index);
   }
 
   int node_count() const override {
@@ -386,7 +482,7 @@ class StructGather final : public ColumnGather {
 
  private:
   std::vector<std::unique_ptr<ColumnGather>> children_;
-  std::vector<std::vector<RowChunk>> child_chunks_;
+  std::vector<std::vector<const ArrayData*>> child_sources_;
 };
 
 }  // namespace

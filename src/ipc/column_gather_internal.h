@@ -1,12 +1,15 @@
-// ColumnGather: collects selected rows of one column, from any number of source arrays, into
+// ColumnGather: collects selected rows of one column, from any number of source batches, into
 // the Arrow IPC body layout (a FieldNode per node and the buffers in pre-order).
 //
-// This is the map side's only copy of the data. The writer hands the encoder, for one
-// partition, the rows it owns in each buffered input batch; a gather tree built once per schema
-// plans the output (lengths, null counts and buffer sizes) in one pass, then writes every buffer
-// straight to its final place: the output block when there is no codec, the codec's input
-// scratch otherwise. When a buffer can be used as it is (one contiguous range with aligned
-// offsets), the plan points at the source bytes instead and nothing is gathered.
+// This is the map side's only copy of the data. A gather tree is built once per schema. The
+// writer binds it to the batches it holds (once per spill or finish: a table of source arrays
+// per node, with base pointers resolved), then asks for one block per partition with the rows
+// given as two parallel arrays, source batch and row, straight from its counting sort. Each block
+// is planned in one pass (lengths, null counts, buffer sizes) and written in a second, every
+// buffer straight to its final place: the output when there is no codec, the codec's input
+// otherwise. The per-row loops index the bound tables, so a block of ten rows from ten batches
+// costs ten rows, not ten chunks of setup. When one contiguous range of one source is selected,
+// a buffer whose offsets line up is used as it is and nothing is gathered.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +21,24 @@
 
 namespace sluice::ipc {
 
-/// Rows selected from one source array: `rows[0..count)` when `rows` is set, otherwise the
-/// contiguous range [start, start + count). Rows are indexes into the array view.
-struct RowChunk {
-  const ArrayData* array = nullptr;
+/// Rows `rows[i]` of source `sources[i]`, for i in [0, count).
+struct RowSelection {
+  const uint32_t* sources = nullptr;
   const uint32_t* rows = nullptr;
+  int64_t count = 0;
+};
+
+/// A contiguous range of one source.
+struct Run {
+  uint32_t source = 0;
   int64_t start = 0;
+  int64_t count = 0;
+};
+
+/// Ranges of sources, in order; `count` is the total number of rows.
+struct RunSelection {
+  const Run* runs = nullptr;
+  size_t size = 0;
   int64_t count = 0;
 };
 
@@ -64,12 +79,18 @@ class ColumnGather {
   /// Makes the gather tree for `type`.
   static std::unique_ptr<ColumnGather> Make(const DataType& type);
 
+  /// Binds the source arrays (one per source batch, all of this column's type). They must stay
+  /// alive and unchanged while blocks are gathered from them.
+  virtual void Bind(std::span<const ArrayData* const> sources) = 0;
+
   /// Appends this column's nodes and buffers for the selected rows to `plan`.
-  virtual void Plan(std::span<const RowChunk> chunks, int64_t length, BlockPlan* plan) = 0;
-  /// Writes the buffers planned by the last Plan call, reading destinations from `plan`
-  /// starting at `*buffer_index` (which it advances past this column's buffers). The chunks
-  /// must be the ones given to Plan.
-  virtual void Write(std::span<const RowChunk> chunks, BlockPlan* plan, size_t* buffer_index) = 0;
+  virtual void Plan(const RowSelection& selection, BlockPlan* plan) = 0;
+  virtual void Plan(const RunSelection& selection, BlockPlan* plan) = 0;
+  /// Writes the buffers planned by the last Plan call with the same selection, reading their
+  /// destinations from `plan` starting at `*buffer_index`, which it advances past this column's
+  /// buffers.
+  virtual void Write(const RowSelection& selection, BlockPlan* plan, size_t* buffer_index) = 0;
+  virtual void Write(const RunSelection& selection, BlockPlan* plan, size_t* buffer_index) = 0;
 
   /// Returns how many nodes and buffers this column contributes (fixed by the type).
   virtual int node_count() const = 0;

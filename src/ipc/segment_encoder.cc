@@ -58,6 +58,7 @@ class SegmentEncoder::Impl {
       node_count_ += columns_.back()->node_count();
       buffer_count_ += columns_.back()->buffer_count();
     }
+    column_sources_.resize(columns_.size());
     codec_ = options.codec;
   }
 
@@ -82,16 +83,22 @@ class SegmentEncoder::Impl {
     return {schema_message_.data(), static_cast<size_t>(schema_message_.size())};
   }
 
-  Status Append(std::span<const BatchRows> selection, AlignedBuffer* out,
-                SegmentEncoderMetrics* metrics) {
+  void Bind(std::span<const RecordBatch* const> batches) {
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      std::vector<const ArrayData*>& sources = column_sources_[c];
+      sources.resize(batches.size());
+      for (size_t b = 0; b < batches.size(); ++b) sources[b] = &batches[b]->column(c);
+      columns_[c]->Bind(sources);
+    }
+  }
+
+  template <typename Selection>
+  Status Append(const Selection& selection, AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
     SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
     const auto gather_start = std::chrono::steady_clock::now();
-    int64_t length = 0;
+    const int64_t length = selection.count;
     plan_.Clear();
-    for (size_t c = 0; c < columns_.size(); ++c) {
-      SelectColumn(selection, c, &length);
-      columns_[c]->Plan(column_chunks_, length, &plan_);
-    }
+    for (auto& column : columns_) column->Plan(selection, &plan_);
     if (plan_.offsets_overflow) {
       return Status::Invalid("a block of ", length,
                              " rows holds more than 2^31 values or bytes in a column with 32-bit "
@@ -106,7 +113,7 @@ class SegmentEncoder::Impl {
     int64_t body_length = 0;
     if (codec_ == CompressionCodec::kNone) {
       body_length = LayOutBody();
-      out->Reserve(message_start + static_cast<int64_t>(template_.size()) + body_length);
+      out->Reserve(message_start + template_.size() + body_length);
       out->Append(template_.data(), template_.size());
       uint8_t* body = out->AppendUninitialized(body_length);
       for (size_t i = 0; i < plan_.buffers.size(); ++i) {
@@ -120,10 +127,10 @@ class SegmentEncoder::Impl {
         const int64_t padded = bits::RoundUp(buffer.size, kBufferAlignment);
         std::memset(dest + buffer.size, 0, static_cast<size_t>(padded - buffer.size));
       }
-      WriteColumns(selection, &length);
+      WriteColumns(selection);
       metrics->gather_nanos += NanosSince(gather_start);
     } else {
-      GatherIntoScratch(selection, &length);
+      GatherIntoScratch(selection);
       metrics->gather_nanos += NanosSince(gather_start);
       const auto compress_start = std::chrono::steady_clock::now();
       out->Append(template_.data(), template_.size());
@@ -191,24 +198,10 @@ class SegmentEncoder::Impl {
     }
   }
 
-  // Builds the chunks of column `c` from the batch-level selection.
-  void SelectColumn(std::span<const BatchRows> selection, size_t c, int64_t* length) {
-    column_chunks_.clear();
-    *length = 0;
-    for (const BatchRows& rows : selection) {
-      if (rows.count == 0) continue;
-      column_chunks_.push_back(
-          ipc::RowChunk{&rows.batch->column(c), rows.rows, rows.start, rows.count});
-      *length += rows.count;
-    }
-  }
-
-  void WriteColumns(std::span<const BatchRows> selection, int64_t* length) {
+  template <typename Selection>
+  void WriteColumns(const Selection& selection) {
     size_t buffer_index = 0;
-    for (size_t c = 0; c < columns_.size(); ++c) {
-      SelectColumn(selection, c, length);
-      columns_[c]->Write(column_chunks_, &plan_, &buffer_index);
-    }
+    for (auto& column : columns_) column->Write(selection, &plan_, &buffer_index);
   }
 
   // Uncompressed: each buffer at the next 8-byte boundary. Returns the body length.
@@ -225,7 +218,8 @@ class SegmentEncoder::Impl {
   }
 
   // Compressed: gathered buffers go to the scratch, which is the codec's input.
-  void GatherIntoScratch(std::span<const BatchRows> selection, int64_t* length) {
+  template <typename Selection>
+  void GatherIntoScratch(const Selection& selection) {
     int64_t scratch_size = 0;
     for (const PlannedBuffer& buffer : plan_.buffers) {
       if (buffer.direct == nullptr) scratch_size += bits::RoundUp(buffer.size, kBufferAlignment);
@@ -237,7 +231,7 @@ class SegmentEncoder::Impl {
       buffer.destination = scratch_.data() + position;
       position += bits::RoundUp(buffer.size, kBufferAlignment);
     }
-    WriteColumns(selection, length);
+    WriteColumns(selection);
   }
 
   // Appends every buffer, compressed or raw when compression does not shrink it, each with
@@ -292,9 +286,10 @@ class SegmentEncoder::Impl {
   int64_t nodes_position_ = 0;
   int64_t buffers_position_ = 0;
 
+  std::vector<std::vector<const ArrayData*>> column_sources_;
+
   // Per-block state, reused.
   ipc::BlockPlan plan_;
-  std::vector<ipc::RowChunk> column_chunks_;
   std::vector<int64_t> buffer_offsets_;
   std::vector<int64_t> buffer_lengths_;
   AlignedBuffer scratch_;
@@ -316,8 +311,13 @@ Result<std::unique_ptr<SegmentEncoder>> SegmentEncoder::Make(SchemaPtr schema,
 
 std::span<const uint8_t> SegmentEncoder::schema_message() const { return impl_->schema_message(); }
 
-Status SegmentEncoder::AppendRecordBatch(std::span<const BatchRows> selection, AlignedBuffer* out) {
-  return impl_->Append(selection, out, &metrics_);
+void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
+  impl_->Bind(batches);
+}
+
+Status SegmentEncoder::AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
+                                  AlignedBuffer* out) {
+  return impl_->Append(ipc::RowSelection{sources, rows, count}, out, &metrics_);
 }
 
 Status SegmentEncoder::AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out) {
@@ -325,8 +325,11 @@ Status SegmentEncoder::AppendRecordBatch(const RecordBatch& batch, AlignedBuffer
     return Status::Invalid("batch has ", batch.num_columns(), " columns, the segment schema has ",
                            schema_->num_fields());
   }
-  const BatchRows whole{&batch, nullptr, 0, batch.num_rows()};
-  return impl_->Append(std::span<const BatchRows>(&whole, 1), out, &metrics_);
+  const RecordBatch* source = &batch;
+  impl_->Bind(std::span<const RecordBatch* const>(&source, 1));
+  const ipc::Run whole{0, 0, batch.num_rows()};
+  const ipc::RunSelection selection{&whole, batch.num_rows() > 0 ? 1u : 0u, batch.num_rows()};
+  return impl_->Append(selection, out, &metrics_);
 }
 
 Status SegmentEncoder::AppendSegment(std::span<const RecordBatch> batches, AlignedBuffer* out) {

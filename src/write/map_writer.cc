@@ -222,16 +222,25 @@ class MapWriter::Impl {
                                options_.target_block_rows);
   }
 
+  // Groups the held rows by partition and binds the encoder to the held batches.
+  void SortHeld() {
+    sort_.Build(held_, partition_count_);
+    rows_per_block_ = RowsPerBlock();
+    held_batches_.clear();
+    for (const HeldBatch& held : held_) held_batches_.push_back(&held.batch);
+    encoder_->BindBatches(held_batches_);
+  }
+
   // Appends the blocks of partition p's held rows to `file`, updating `checksum`.
   Status EncodeHeldPartition(int32_t partition, OutputFile* file, Checksum* checksum) {
     const int64_t begin = sort_.begin(partition);
     const int64_t end = sort_.end(partition);
     for (int64_t from = begin; from < end; from += rows_per_block_) {
-      const int64_t to = std::min(end, from + rows_per_block_);
-      sort_.Select(held_, from, to, &selection_);
+      const int64_t count = std::min(end - from, rows_per_block_);
       AlignedBuffer* pending = file->pending();
       const int64_t start = pending->size();
-      SLUICE_RETURN_NOT_OK(encoder_->AppendRecordBatch(selection_, pending));
+      SLUICE_RETURN_NOT_OK(
+          encoder_->AppendRows(sort_.sources() + from, sort_.rows() + from, count, pending));
       checksum->Update(pending->data() + start, pending->size() - start);
       SLUICE_RETURN_NOT_OK(FlushIfFull(file));
     }
@@ -269,8 +278,7 @@ class MapWriter::Impl {
                              std::to_string(spill_counter++) + ".tmp";
     SpillRecord spill;
     SLUICE_ASSIGN_OR_RAISE(spill.file, OutputFile::Create(path, options_.file));
-    sort_.Build(held_, partition_count_);
-    rows_per_block_ = RowsPerBlock();
+    SortHeld();
     spill.offsets.resize(static_cast<size_t>(partition_count_) + 1);
     if (options_.checksum != ChecksumAlgorithm::kNone) {
       spill.checksums.resize(static_cast<size_t>(partition_count_));
@@ -305,10 +313,7 @@ class MapWriter::Impl {
     if (options_.checksum != ChecksumAlgorithm::kNone) {
       output.checksums.resize(static_cast<size_t>(partition_count_));
     }
-    if (!held_.empty()) {
-      sort_.Build(held_, partition_count_);
-      rows_per_block_ = RowsPerBlock();
-    }
+    if (!held_.empty()) SortHeld();
     std::vector<SequentialFileReader> spill_readers;
     spill_readers.reserve(spills_.size());
     for (const auto& spill : spills_) {
@@ -426,7 +431,7 @@ class MapWriter::Impl {
   int64_t held_rows_ = 0;
   RowsByPartition sort_;
   int64_t rows_per_block_ = 1;
-  std::vector<BatchRows> selection_;
+  std::vector<const RecordBatch*> held_batches_;
 
   std::vector<SpillRecord> spills_;
   std::unique_ptr<OutputFile> data_file_;

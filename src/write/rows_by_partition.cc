@@ -28,20 +28,6 @@ void RowsByPartition::Build(std::span<const HeldBatch> batches, int32_t partitio
   }
 }
 
-void RowsByPartition::Select(std::span<const HeldBatch> batches, int64_t from, int64_t to,
-                             std::vector<BatchRows>* selection) const {
-  selection->clear();
-  int64_t run_start = from;
-  while (run_start < to) {
-    const uint32_t batch = batch_of_[run_start];
-    int64_t run_end = run_start + 1;
-    while (run_end < to && batch_of_[run_end] == batch) ++run_end;
-    selection->push_back(
-        BatchRows{&batches[batch].batch, &rows_[run_start], 0, run_end - run_start});
-    run_start = run_end;
-  }
-}
-
 void RowsByPartition::Release() {
   std::vector<int64_t>().swap(starts_);
   std::vector<int64_t>().swap(cursors_);

@@ -2,8 +2,8 @@
 //
 // The writer holds input batches with a partition id per row. At a spill or at the end it sorts
 // all held rows at once: a histogram over the partitions, a prefix sum, and one scatter of
-// (batch, row) pairs. Within a partition rows keep their input order, so the rows of one batch
-// form one run, which becomes one BatchRows of the encoder's selection.
+// (batch, row) pairs into two parallel arrays. Within a partition rows keep their input order;
+// the arrays of a partition's range are exactly the selection the encoder gathers a block from.
 #pragma once
 
 #include <cstdint>
@@ -32,10 +32,9 @@ class RowsByPartition {
   int64_t end(int32_t partition) const { return starts_[partition + 1]; }
   int64_t row_count() const { return static_cast<int64_t>(rows_.size()); }
 
-  /// Fills `selection` with grouped positions [from, to), one BatchRows per run of rows from the
-  /// same batch.
-  void Select(std::span<const HeldBatch> batches, int64_t from, int64_t to,
-              std::vector<BatchRows>* selection) const;
+  /// The batch index and the row of each grouped position.
+  const uint32_t* sources() const { return batch_of_.data(); }
+  const uint32_t* rows() const { return rows_.data(); }
 
   /// Frees the sort's memory.
   void Release();

@@ -2,7 +2,6 @@
 // and rows gathered from several batches.
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <random>
 
 #include "sluice/format/array_builder.h"
@@ -91,35 +90,38 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
   auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
   std::vector<RecordBatch> inputs;
   for (int i = 0; i < 4; ++i) inputs.push_back(testing::RandomBatch(schema, 200, 100 + i));
+  // The third input is a slice, so offsets differ between sources.
+  inputs[2] = inputs[2].Slice(17, 150);
+  std::vector<const RecordBatch*> bound;
+  for (const auto& input : inputs) bound.push_back(&input);
+  encoder->BindBatches(bound);
+  // Rows in any order, from any source, repeats allowed: the gather takes them as given.
   std::mt19937_64 rng(9);
-  std::vector<std::vector<uint32_t>> selected(inputs.size());
-  std::vector<BatchRows> selection;
+  std::vector<uint32_t> sources;
+  std::vector<uint32_t> rows;
   std::vector<std::pair<const RecordBatch*, int64_t>> expected;
-  for (size_t b = 0; b < inputs.size(); ++b) {
-    for (uint32_t row = 0; row < 200; ++row) {
-      if (rng() % 3 == 0) selected[b].push_back(row);
-    }
-  }
-  for (size_t b = 0; b < inputs.size(); ++b) {
-    if (b == 2) {
-      // A contiguous range between index lists.
-      selection.push_back(BatchRows{&inputs[b], nullptr, 17, 50});
-      for (int64_t row = 17; row < 67; ++row) expected.emplace_back(&inputs[b], row);
-      continue;
-    }
-    selection.push_back(BatchRows{&inputs[b], selected[b].data(), 0,
-                                  static_cast<int64_t>(selected[b].size())});
-    for (uint32_t row : selected[b]) expected.emplace_back(&inputs[b], row);
+  for (int i = 0; i < 500; ++i) {
+    const auto source = static_cast<uint32_t>(rng() % inputs.size());
+    const auto row = static_cast<uint32_t>(rng() % inputs[source].num_rows());
+    sources.push_back(source);
+    rows.push_back(row);
+    expected.emplace_back(&inputs[source], row);
   }
   AlignedBuffer bytes;
   const auto schema_message = encoder->schema_message();
   bytes.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
-  ASSERT_TRUE(encoder->AppendRecordBatch(selection, &bytes).ok());
+  ASSERT_TRUE(encoder->AppendRows(sources.data(), rows.data(), 250, &bytes).ok());
+  ASSERT_TRUE(encoder->AppendRows(sources.data() + 250, rows.data() + 250, 250, &bytes).ok());
+  ASSERT_TRUE(encoder->AppendRows(sources.data(), rows.data(), 0, &bytes).ok());
   bytes.Append("\xff\xff\xff\xff\0\0\0\0", 8);
   SegmentDecoder decoder;
   auto decoded = DecodeAll(bytes, &decoder);
-  ASSERT_EQ(decoded.size(), 1u);
-  ExpectRowsEqual(expected, decoded[0]);
+  ASSERT_EQ(decoded.size(), 3u);
+  EXPECT_EQ(decoded[2].num_rows(), 0);
+  std::vector<std::pair<const RecordBatch*, int64_t>> first(expected.begin(), expected.begin() + 250);
+  std::vector<std::pair<const RecordBatch*, int64_t>> second(expected.begin() + 250, expected.end());
+  ExpectRowsEqual(first, decoded[0]);
+  ExpectRowsEqual(second, decoded[1]);
 }
 
 TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {

@@ -31,15 +31,6 @@ struct SegmentEncoderOptions {
   int compression_level = 1;
 };
 
-/// Rows of one input batch that go into a block: `rows[0..count)` when `rows` is set (indexes
-/// into the batch), otherwise the range [start, start + count).
-struct BatchRows {
-  const RecordBatch* batch = nullptr;
-  const uint32_t* rows = nullptr;
-  int64_t start = 0;
-  int64_t count = 0;
-};
-
 /// What an encoder has done since it was made.
 struct SegmentEncoderMetrics {
   int64_t blocks = 0;
@@ -66,11 +57,19 @@ class SegmentEncoder {
   /// Returns the framed Schema message that starts every segment.
   std::span<const uint8_t> schema_message() const;
 
-  /// Appends one RecordBatch message holding the selected rows, in order, to `out`. The batches
-  /// must have this encoder's schema. `out`'s size must be a multiple of 8 (as it is after
-  /// appending any message), so buffers stay aligned.
-  Status AppendRecordBatch(std::span<const BatchRows> selection, AlignedBuffer* out);
-  /// Appends one RecordBatch message holding all of `batch`.
+  /// Binds the batches that AppendRows selects rows from: sources[i] names batches[sources[i]].
+  /// They must have this encoder's schema and stay alive until the next Bind (or
+  /// AppendRecordBatch, which binds its own batch). Costs columns x batches, once per flush.
+  void BindBatches(std::span<const RecordBatch* const> batches);
+
+  /// Appends one RecordBatch message holding rows `rows[i]` of bound batch `sources[i]`, in
+  /// order, to `out`. `out`'s size must be a multiple of 8 (as it is after appending any
+  /// message), so buffers stay aligned.
+  Status AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
+                    AlignedBuffer* out);
+
+  /// Appends one RecordBatch message holding all of `batch` (zero-copy where the buffers line
+  /// up). Replaces the binding.
   Status AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out);
 
   /// Appends a whole segment: schema, one block per batch (empty batches included), end of
