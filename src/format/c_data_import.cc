@@ -810,39 +810,35 @@ Status ArrayImporter::ImportDictionary(const ArrowArray* array, const DataType* 
                    view_length, " values");
   }
   ArrayBuilder builder(type);
+  auto gather = [&](auto index_tag) {
+    return GatherDictionary<decltype(index_tag)>(indices, validity, view_offset, view_length,
+                                                 dictionary, path, &builder);
+  };
   Status status;
   switch (encoding.index_type) {
     case TypeId::kInt8:
-      status = GatherDictionary<int8_t>(indices, validity, view_offset, view_length, dictionary,
-                                        path, &builder);
+      status = gather(int8_t{});
       break;
     case TypeId::kUInt8:
-      status = GatherDictionary<uint8_t>(indices, validity, view_offset, view_length, dictionary,
-                                         path, &builder);
+      status = gather(uint8_t{});
       break;
     case TypeId::kInt16:
-      status = GatherDictionary<int16_t>(indices, validity, view_offset, view_length, dictionary,
-                                         path, &builder);
+      status = gather(int16_t{});
       break;
     case TypeId::kUInt16:
-      status = GatherDictionary<uint16_t>(indices, validity, view_offset, view_length, dictionary,
-                                          path, &builder);
+      status = gather(uint16_t{});
       break;
     case TypeId::kInt32:
-      status = GatherDictionary<int32_t>(indices, validity, view_offset, view_length, dictionary,
-                                         path, &builder);
+      status = gather(int32_t{});
       break;
     case TypeId::kUInt32:
-      status = GatherDictionary<uint32_t>(indices, validity, view_offset, view_length, dictionary,
-                                          path, &builder);
+      status = gather(uint32_t{});
       break;
     case TypeId::kInt64:
-      status = GatherDictionary<int64_t>(indices, validity, view_offset, view_length, dictionary,
-                                         path, &builder);
+      status = gather(int64_t{});
       break;
     default:
-      status = GatherDictionary<uint64_t>(indices, validity, view_offset, view_length, dictionary,
-                                          path, &builder);
+      status = gather(uint64_t{});
       break;
   }
   SLUICE_RETURN_NOT_OK(status);

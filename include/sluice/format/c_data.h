@@ -59,6 +59,7 @@ class ImportedSchema {
   ImportedSchema() = default;
   /// Wraps a schema whose fields are all plain (not dictionary-encoded).
   explicit ImportedSchema(SchemaPtr schema) : schema_(std::move(schema)) {}
+  /// Pairs a schema with its encoding; ImportSchemaWithDictionaries builds these.
   ImportedSchema(SchemaPtr schema, std::shared_ptr<const internal::CDataEncoding> encoding)
       : schema_(std::move(schema)), encoding_(std::move(encoding)) {}
 
