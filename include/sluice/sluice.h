@@ -45,6 +45,55 @@ int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uin
  * The bytes are copied, so the caller may free them at once. */
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out);
 
+/* ---- Map side: MapWriter --------------------------------------------------------------- */
+
+/** Options of a map writer, set as key-value text (see sluice/write/map_writer_settings.h for
+ * every key: partitioning, partitions, keys, codec, memory-budget, checksum, data-path, ...). */
+typedef struct SluiceMapWriterOptions SluiceMapWriterOptions;
+/** A map task's writer. */
+typedef struct SluiceMapWriter SluiceMapWriter;
+/** What a finished map task produced: offsets, lengths, checksums, metrics. */
+typedef struct SluiceMapOutput SluiceMapOutput;
+
+SluiceMapWriterOptions* sluice_map_writer_options_new(void);
+void sluice_map_writer_options_free(SluiceMapWriterOptions* options);
+/** Sets one option. Column names in "keys" are resolved when the writer opens. */
+int sluice_map_writer_options_set(SluiceMapWriterOptions* options, const char* key,
+                                  const char* value);
+/** Sets the range partitioning bounds: a struct array of the key columns, one row per bound.
+ * Consumes both structs. */
+int sluice_map_writer_options_set_range_bounds(SluiceMapWriterOptions* options,
+                                               struct ArrowSchema* schema,
+                                               struct ArrowArray* bounds);
+
+/** Opens a writer for batches of `schema` (a struct schema; consumed). */
+int sluice_map_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
+                           SluiceMapWriter** out);
+/** Partitions and buffers one batch (a struct array of the columns). Takes ownership of `batch`:
+ * its memory is held (zero-copy) until the next spill or finish, then released. */
+int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowArray* batch);
+/** Spills everything buffered (the host needs its memory back). */
+int sluice_map_writer_spill(SluiceMapWriter* writer);
+/** Writes and commits the output; on success `*out` must be freed with sluice_map_output_free. */
+int sluice_map_writer_finish(SluiceMapWriter* writer, SluiceMapOutput** out);
+/** Removes every file the task made. */
+void sluice_map_writer_abort(SluiceMapWriter* writer);
+/** Frees the writer, aborting it unless it finished. */
+void sluice_map_writer_free(SluiceMapWriter* writer);
+/** Bytes the writer holds in its budget now. */
+int64_t sluice_map_writer_held_bytes(const SluiceMapWriter* writer);
+
+int32_t sluice_map_output_partition_count(const SluiceMapOutput* output);
+/** partition_count + 1 offsets of the partitions in the data file. */
+const int64_t* sluice_map_output_offsets(const SluiceMapOutput* output);
+/** partition_count lengths. */
+const int64_t* sluice_map_output_lengths(const SluiceMapOutput* output);
+/** partition_count checksums, or NULL when the checksum algorithm is none. */
+const uint32_t* sluice_map_output_checksums(const SluiceMapOutput* output);
+/** The metrics as a JSON object (rows, input_bytes, output_bytes, blocks, spills, ...). */
+const char* sluice_map_output_metrics_json(const SluiceMapOutput* output);
+void sluice_map_output_free(SluiceMapOutput* output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,8 @@ Data moves between pyarrow and Sluice through the Arrow C Data and C Stream Inte
 copies on the way in.
 """
 
+from sluice._native import SluiceError
 from sluice.segments import decode_segment, encode_segment
+from sluice.writer import MapOutput, MapWriter
 
-__all__ = ["decode_segment", "encode_segment"]
+__all__ = ["MapOutput", "MapWriter", "SluiceError", "decode_segment", "encode_segment"]

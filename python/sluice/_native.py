@@ -13,6 +13,39 @@ class SluiceError(RuntimeError):
         self.code = code
 
 
+class ArrowSchema(ctypes.Structure):
+    """The Arrow C Data Interface schema struct, allocated on the Python side."""
+
+    _fields_ = [
+        ("format", ctypes.c_char_p),
+        ("name", ctypes.c_char_p),
+        ("metadata", ctypes.c_char_p),
+        ("flags", ctypes.c_int64),
+        ("n_children", ctypes.c_int64),
+        ("children", ctypes.c_void_p),
+        ("dictionary", ctypes.c_void_p),
+        ("release", ctypes.c_void_p),
+        ("private_data", ctypes.c_void_p),
+    ]
+
+
+class ArrowArray(ctypes.Structure):
+    """The Arrow C Data Interface array struct, allocated on the Python side."""
+
+    _fields_ = [
+        ("length", ctypes.c_int64),
+        ("null_count", ctypes.c_int64),
+        ("offset", ctypes.c_int64),
+        ("n_buffers", ctypes.c_int64),
+        ("n_children", ctypes.c_int64),
+        ("buffers", ctypes.c_void_p),
+        ("children", ctypes.c_void_p),
+        ("dictionary", ctypes.c_void_p),
+        ("release", ctypes.c_void_p),
+        ("private_data", ctypes.c_void_p),
+    ]
+
+
 class ArrowArrayStream(ctypes.Structure):
     """The Arrow C Stream Interface struct, allocated on the Python side."""
 
@@ -52,7 +85,37 @@ def _load():
         ctypes.c_int64,
         ctypes.POINTER(ArrowArrayStream),
     ]
+    _declare_map_writer(library)
     return library
+
+
+def _declare_map_writer(library):
+    pointer = ctypes.c_void_p
+    library.sluice_map_writer_options_new.restype = pointer
+    library.sluice_map_writer_options_free.argtypes = [pointer]
+    library.sluice_map_writer_options_set.argtypes = [pointer, ctypes.c_char_p, ctypes.c_char_p]
+    library.sluice_map_writer_options_set_range_bounds.argtypes = [
+        pointer, ctypes.POINTER(ArrowSchema), ctypes.POINTER(ArrowArray)]
+    library.sluice_map_writer_open.argtypes = [
+        pointer, ctypes.POINTER(ArrowSchema), ctypes.POINTER(pointer)]
+    library.sluice_map_writer_write.argtypes = [pointer, ctypes.POINTER(ArrowArray)]
+    library.sluice_map_writer_spill.argtypes = [pointer]
+    library.sluice_map_writer_finish.argtypes = [pointer, ctypes.POINTER(pointer)]
+    library.sluice_map_writer_abort.argtypes = [pointer]
+    library.sluice_map_writer_free.argtypes = [pointer]
+    library.sluice_map_writer_held_bytes.argtypes = [pointer]
+    library.sluice_map_writer_held_bytes.restype = ctypes.c_int64
+    library.sluice_map_output_partition_count.argtypes = [pointer]
+    library.sluice_map_output_partition_count.restype = ctypes.c_int32
+    library.sluice_map_output_offsets.argtypes = [pointer]
+    library.sluice_map_output_offsets.restype = ctypes.POINTER(ctypes.c_int64)
+    library.sluice_map_output_lengths.argtypes = [pointer]
+    library.sluice_map_output_lengths.restype = ctypes.POINTER(ctypes.c_int64)
+    library.sluice_map_output_checksums.argtypes = [pointer]
+    library.sluice_map_output_checksums.restype = ctypes.POINTER(ctypes.c_uint32)
+    library.sluice_map_output_metrics_json.argtypes = [pointer]
+    library.sluice_map_output_metrics_json.restype = ctypes.c_char_p
+    library.sluice_map_output_free.argtypes = [pointer]
 
 
 library = _load()

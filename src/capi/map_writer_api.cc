@@ -1,0 +1,162 @@
+// The C API of the map-side writer.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api_status_internal.h"
+#include "sluice/format/c_data.h"
+#include "sluice/sluice.h"
+#include "sluice/write/map_writer.h"
+#include "sluice/write/map_writer_metrics_json.h"
+#include "sluice/write/map_writer_settings.h"
+
+struct SluiceMapWriterOptions {
+  // Settings are kept as text and applied when the writer opens, when the schema is known.
+  std::vector<std::pair<std::string, std::string>> settings;
+  sluice::RecordBatch range_bounds;
+  bool has_range_bounds = false;
+};
+
+struct SluiceMapWriter {
+  std::unique_ptr<sluice::MapWriter> writer;
+  // Remembers which input fields are dictionary-encoded, so batches unpack on import.
+  sluice::ImportedSchema schema;
+};
+
+struct SluiceMapOutput {
+  sluice::MapOutput output;
+  std::string metrics_json;
+};
+
+namespace sluice::capi {
+namespace {
+
+Status OpenWriter(const SluiceMapWriterOptions* settings, ArrowSchema* c_schema,
+                  SluiceMapWriter** out) {
+  if (settings == nullptr || c_schema == nullptr || out == nullptr) {
+    return Status::Invalid("sluice_map_writer_open: options, schema and out are required");
+  }
+  SLUICE_ASSIGN_OR_RAISE(ImportedSchema imported, ImportSchemaWithDictionaries(c_schema));
+  MapWriterOptions options;
+  options.schema = imported.schema();
+  for (const auto& [key, value] : settings->settings) {
+    SLUICE_RETURN_NOT_OK(ApplyMapWriterSetting(&options, key, value));
+  }
+  if (settings->has_range_bounds) options.partitioning.range_bounds = settings->range_bounds;
+  auto handle = std::make_unique<SluiceMapWriter>();
+  handle->schema = std::move(imported);
+  SLUICE_ASSIGN_OR_RAISE(handle->writer, MapWriter::Make(std::move(options)));
+  *out = handle.release();
+  return Status::OK();
+}
+
+Status WriteBatch(SluiceMapWriter* handle, ArrowArray* c_array) {
+  if (handle == nullptr || c_array == nullptr) {
+    return Status::Invalid("sluice_map_writer_write: writer and batch are required");
+  }
+  SLUICE_ASSIGN_OR_RAISE(RecordBatch batch, ImportRecordBatch(c_array, handle->schema));
+  return handle->writer->Write(batch);
+}
+
+Status Finish(SluiceMapWriter* handle, SluiceMapOutput** out) {
+  if (handle == nullptr || out == nullptr) {
+    return Status::Invalid("sluice_map_writer_finish: writer and out are required");
+  }
+  SLUICE_ASSIGN_OR_RAISE(MapOutput output, handle->writer->Finish());
+  auto result = std::make_unique<SluiceMapOutput>();
+  result->metrics_json = MapWriterMetricsToJson(output.metrics);
+  result->output = std::move(output);
+  *out = result.release();
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace sluice::capi
+
+using sluice::Status;
+using sluice::capi::Report;
+
+extern "C" {
+
+SluiceMapWriterOptions* sluice_map_writer_options_new(void) { return new SluiceMapWriterOptions(); }
+
+void sluice_map_writer_options_free(SluiceMapWriterOptions* options) { delete options; }
+
+int sluice_map_writer_options_set(SluiceMapWriterOptions* options, const char* key,
+                                  const char* value) {
+  if (options == nullptr || key == nullptr || value == nullptr) {
+    return Report(Status::Invalid("sluice_map_writer_options_set: arguments are required"));
+  }
+  // Check the setting now (against a schema-less options struct) so errors surface early.
+  sluice::MapWriterOptions probe;
+  const std::string key_text(key);
+  if (key_text != "keys") {
+    Status status = sluice::ApplyMapWriterSetting(&probe, key_text, value);
+    if (!status.ok()) return Report(status);
+  }
+  options->settings.emplace_back(key_text, value);
+  return Report(Status::OK());
+}
+
+int sluice_map_writer_options_set_range_bounds(SluiceMapWriterOptions* options,
+                                               struct ArrowSchema* schema,
+                                               struct ArrowArray* bounds) {
+  if (options == nullptr) return Report(Status::Invalid("options are required"));
+  auto batch = sluice::ImportRecordBatch(bounds, schema);
+  if (!batch.ok()) return Report(batch.status());
+  options->range_bounds = std::move(batch).ValueUnsafe();
+  options->has_range_bounds = true;
+  return Report(Status::OK());
+}
+
+int sluice_map_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
+                           SluiceMapWriter** out) {
+  return Report(sluice::capi::OpenWriter(options, schema, out));
+}
+
+int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowArray* batch) {
+  return Report(sluice::capi::WriteBatch(writer, batch));
+}
+
+int sluice_map_writer_spill(SluiceMapWriter* writer) {
+  if (writer == nullptr) return Report(Status::Invalid("writer is required"));
+  return Report(writer->writer->Spill());
+}
+
+int sluice_map_writer_finish(SluiceMapWriter* writer, SluiceMapOutput** out) {
+  return Report(sluice::capi::Finish(writer, out));
+}
+
+void sluice_map_writer_abort(SluiceMapWriter* writer) {
+  if (writer != nullptr) writer->writer->Abort();
+}
+
+void sluice_map_writer_free(SluiceMapWriter* writer) { delete writer; }
+
+int64_t sluice_map_writer_held_bytes(const SluiceMapWriter* writer) {
+  return writer != nullptr ? writer->writer->held_bytes() : 0;
+}
+
+int32_t sluice_map_output_partition_count(const SluiceMapOutput* output) {
+  return static_cast<int32_t>(output->output.lengths.size());
+}
+
+const int64_t* sluice_map_output_offsets(const SluiceMapOutput* output) {
+  return output->output.offsets.data();
+}
+
+const int64_t* sluice_map_output_lengths(const SluiceMapOutput* output) {
+  return output->output.lengths.data();
+}
+
+const uint32_t* sluice_map_output_checksums(const SluiceMapOutput* output) {
+  return output->output.checksums.empty() ? nullptr : output->output.checksums.data();
+}
+
+const char* sluice_map_output_metrics_json(const SluiceMapOutput* output) {
+  return output->metrics_json.c_str();
+}
+
+void sluice_map_output_free(SluiceMapOutput* output) { delete output; }
+
+}  // extern "C"

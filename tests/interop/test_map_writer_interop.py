@@ -1,0 +1,152 @@
+"""The map writer checked from outside: partitions opened by pyarrow hold exactly the rows Spark's
+partitioning (reimplemented in Python) assigns, in input order; Spark's index and checksum files
+are checked byte for byte with Python's struct and zlib."""
+
+import random
+import struct
+import zlib
+
+import pyarrow as pa
+import pyarrow.ipc
+import pytest
+
+import sluice
+from sluice import SluiceError
+
+from arrow_data import all_types_schema, random_table
+from spark_reference import crc32c, partition_of, vectors_dir
+
+
+def read_file(path):
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def keyed_table(rows, seed):
+    rng = random.Random(seed)
+    words = ["", "a", "ab", "abc", "abcd", "abcde", "天地", "😁", "hello world"]
+    return pa.table(
+        {
+            "id": pa.array([rng.choice([None] + list(range(-5, 5))) if rng.random() < 0.2 else rng.randint(-(2**63), 2**63 - 1) for _ in range(rows)], pa.int64()),
+            "name": pa.array([None if rng.random() < 0.1 else rng.choice(words) + str(rng.randint(0, 99)) for _ in range(rows)]),
+            "small": pa.array([rng.randint(-(2**31), 2**31 - 1) for _ in range(rows)], pa.int32()),
+            "payload": pa.array([[rng.random() for _ in range(rng.randint(0, 3))] for _ in range(rows)], pa.list_(pa.float64())),
+        }
+    )
+
+
+def expected_partitions(table, keys, kinds, partitions):
+    rows = table.to_pylist()
+    expected = [[] for _ in range(partitions)]
+    for row in rows:
+        expected[partition_of([row[key] for key in keys], kinds, partitions)].append(row)
+    return expected
+
+
+def check_output(tmp_path, data_path, output, table_rows_by_partition, schema, algorithm):
+    data = read_file(data_path)
+    partitions = len(output.lengths)
+    # The index file: P + 1 big-endian int64 offsets that match the data file.
+    index = read_file(str(data_path).replace(".data", ".index"))
+    assert len(index) == 8 * (partitions + 1)
+    offsets = list(struct.unpack(f">{partitions + 1}q", index))
+    assert offsets == list(output.offsets)
+    assert offsets[0] == 0 and offsets[-1] == len(data)
+    # The checksum file: P big-endian int64 values of the partition bytes.
+    checksum_bytes = read_file(str(data_path).replace(".data", f".checksum.{algorithm.upper()}"))
+    checksums = struct.unpack(f">{partitions}q", checksum_bytes)
+    compute = {"adler32": zlib.adler32, "crc32": zlib.crc32, "crc32c": crc32c}[algorithm]
+    for p in range(partitions):
+        piece = data[offsets[p] : offsets[p + 1]]
+        assert checksums[p] == compute(piece), f"checksum of partition {p}"
+        want = table_rows_by_partition[p]
+        if not piece:
+            assert want == []
+            continue
+        got = pa.ipc.open_stream(pa.BufferReader(piece)).read_all()
+        got.validate(full=True)
+        assert got.schema.equals(schema)
+        assert got.to_pylist() == want, f"partition {p}"
+
+
+@pytest.mark.parametrize("partitions", [1, 16, 200, 8000])
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_hash_partitions_match_spark(tmp_path, partitions, codec):
+    table = keyed_table(3000, seed=partitions)
+    data_path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=partitions,
+                          keys=["id", "name", "small"], codec=codec, spark_files=True,
+                          checksum="crc32") as writer:
+        writer.write(table)
+    expected = expected_partitions(table, ["id", "name", "small"], ["long", "string", "int"], partitions)
+    check_output(tmp_path, data_path, writer.output, expected, table.schema, "crc32")
+
+
+@pytest.mark.parametrize("algorithm", ["adler32", "crc32", "crc32c"])
+def test_spilling_writer_checksums(tmp_path, algorithm):
+    table = keyed_table(20000, seed=5)
+    data_path = tmp_path / "shuffle_1_2_0.data"
+    with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=37, keys=["name"],
+                          codec="lz4", spark_files=True, checksum=algorithm,
+                          memory_budget="100KiB") as writer:
+        for batch in table.to_batches(max_chunksize=1000):
+            writer.write(batch)
+    assert writer.output.metrics["spills"] >= 5
+    expected = expected_partitions(table, ["name"], ["string"], 37)
+    check_output(tmp_path, data_path, writer.output, expected, table.schema, algorithm)
+
+
+def test_every_type_survives_the_writer(tmp_path):
+    table = random_table(all_types_schema(), 600, seed=21)
+    table = table.append_column("row", pa.array(range(600), pa.int64()))
+    schema = table.schema
+    data_path = tmp_path / "map.data"
+    with sluice.MapWriter(schema, data_path=str(data_path), partitioning="round-robin",
+                          partitions=7, codec="zstd", spark_files=True, checksum="adler32",
+                          memory_budget="200KiB") as writer:
+        for batch in table.to_batches(max_chunksize=100):
+            writer.write(batch)
+    data = read_file(data_path)
+    offsets = writer.output.offsets
+    pieces = [pa.ipc.open_stream(pa.BufferReader(data[offsets[p]:offsets[p + 1]])).read_all()
+              for p in range(7) if offsets[p + 1] > offsets[p]]
+    for piece in pieces:
+        piece.validate(full=True)
+    combined = pa.concat_tables(pieces)
+    assert combined.num_rows == table.num_rows
+    # Round-robin spreads rows evenly.
+    assert max(piece.num_rows for piece in pieces) - min(piece.num_rows for piece in pieces) <= 1
+    assert combined.sort_by("row").equals(table)
+
+
+def test_given_partition_ids(tmp_path):
+    table = pa.table({"pid": pa.array([3, 0, 3, 1, 2, 0], pa.int32()), "v": list("abcdef")})
+    data_path = tmp_path / "given.data"
+    with sluice.MapWriter(table.schema, data_path=str(data_path), partitioning="given",
+                          partitions=4, keys=["pid"]) as writer:
+        writer.write(table)
+    data = read_file(data_path)
+    offsets = writer.output.offsets
+    values = [pa.ipc.open_stream(pa.BufferReader(data[offsets[p]:offsets[p + 1]])).read_all().column("v").to_pylist()
+              for p in range(4)]
+    assert values == [["b", "f"], ["d"], ["e"], ["a", "c"]]
+
+
+def test_bad_settings_are_named(tmp_path):
+    schema = pa.schema([("x", pa.int64())])
+    with pytest.raises(SluiceError, match="setting 'codec'"):
+        sluice.MapWriter(schema, data_path=str(tmp_path / "x.data"), codec="brotli")
+    with pytest.raises(SluiceError, match="no column 'nope'"):
+        sluice.MapWriter(schema, data_path=str(tmp_path / "x.data"), keys=["nope"])
+    with pytest.raises(SluiceError, match="No such file or directory"):
+        sluice.MapWriter(schema, data_path=str(tmp_path / "missing" / "x.data"), keys=["x"])
+
+
+def test_dictionary_columns_are_unpacked(tmp_path):
+    table = pa.table({"k": pa.array(["x", "y", None, "x"]).dictionary_encode(), "v": [1, 2, 3, 4]})
+    data_path = tmp_path / "dict.data"
+    with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=1, keys=["k"]) as writer:
+        writer.write(table)
+    got = pa.ipc.open_stream(pa.BufferReader(read_file(data_path))).read_all()
+    assert got.column("k").to_pylist() == ["x", "y", None, "x"]
+    assert got.schema.field("k").type == pa.string()
