@@ -1,19 +1,12 @@
 #include "sluice/write/map_writer.h"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <chrono>
+#include <limits>
 
 #include "rows_by_partition_internal.h"
-#include "sluice/io/input_file.h"
 #include "sluice/io/spark_shuffle_files.h"
-#include "sluice/ipc/ipc_format.h"
+#include "sluice/write/map_output_files.h"
 
 namespace sluice {
 
@@ -25,43 +18,10 @@ int64_t NanosSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
 }
 
-// Spill pieces at least this large go through copy_file_range; smaller ones through one
-// sequential read buffer per spill file, so a merge of many small partitions costs a syscall per
-// megabyte, not per partition.
-constexpr int64_t kKernelCopyMinBytes = int64_t{1} << 20;
-constexpr int64_t kSpillReadBufferBytes = int64_t{1} << 20;
-
-bool FileExists(const std::string& path) {
-  struct stat info;
-  return ::stat(path.c_str(), &info) == 0;
-}
-
 std::string DirectoryOf(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
-
-// Renames without replacing an existing file (renameat2 RENAME_NOREPLACE), or replacing it.
-Status CommitRename(const std::string& from, const std::string& to, bool overwrite) {
-  if (overwrite) return RenameFile(from, to);
-  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
-    const int error = errno;
-    if (error == EEXIST) {
-      return Status::IOError("'", to, "' appeared while this task ran; a committed map output "
-                             "is never overwritten");
-    }
-    return Status::IOError("cannot rename '", from, "' to '", to, "': ", ErrnoMessage(error));
-  }
-  return Status::OK();
-}
-
-// One spill event: a file with every partition in order, and where each partition lies.
-struct SpillRecord {
-  std::unique_ptr<OutputFile> file;  // closed after writing; removes the file when destroyed
-  std::unique_ptr<InputFile> reader;
-  std::vector<int64_t> offsets;      // P + 1
-  std::vector<uint32_t> checksums;   // P, empty without a checksum
-};
 
 }  // namespace
 
@@ -97,25 +57,17 @@ class MapWriter::Impl {
       options_.index_path.clear();
       options_.checksum_path.clear();
     }
-    if (!options_.overwrite) {
-      for (const std::string* path :
-           {&options_.data_path, &options_.index_path, &options_.checksum_path}) {
-        if (!path->empty() && FileExists(*path)) {
-          return Status::IOError("'", *path, "' already exists; a committed map output is never "
-                                 "overwritten (set overwrite to replace it)");
-        }
-      }
-    }
-    SLUICE_ASSIGN_OR_RAISE(data_file_,
-                           OutputFile::Create(TemporaryPathFor(options_.data_path), options_.file));
-    // The pieces every non-empty partition starts and ends with, checksummed once.
-    const auto schema_message = encoder_->schema_message();
-    schema_checksum_ =
-        UpdateChecksum(options_.checksum, EmptyChecksum(options_.checksum), schema_message.data(),
-                       static_cast<int64_t>(schema_message.size()));
-    end_of_stream_checksum_ =
-        UpdateChecksum(options_.checksum, EmptyChecksum(options_.checksum),
-                       ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
+    MapOutputFilesOptions files;
+    files.data_path = options_.data_path;
+    files.index_path = options_.index_path;
+    files.checksum_path = options_.checksum_path;
+    files.spill_directories = options_.spill_directories;
+    files.checksum = options_.checksum;
+    files.overwrite = options_.overwrite;
+    files.sync = options_.sync;
+    files.file = options_.file;
+    SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
+                                                          encoder_->schema_message()));
     return Status::OK();
   }
 
@@ -150,18 +102,10 @@ class MapWriter::Impl {
 
   void Abort() {
     if (state_ == State::kAborted) return;
-    const bool committed = state_ == State::kFinished;
     state_ = State::kAborted;
     ReleaseHeld();
     sort_.Release();
-    spills_.clear();  // removes spill files
-    if (data_file_ != nullptr) data_file_->Remove();
-    for (const auto& path : temporary_paths_) ::unlink(path.c_str());
-    temporary_paths_.clear();
-    if (!committed) {
-      for (const auto& path : committed_paths_) ::unlink(path.c_str());
-    }
-    committed_paths_.clear();
+    if (files_ != nullptr) files_->Abort();
   }
 
  private:
@@ -242,24 +186,9 @@ class MapWriter::Impl {
       SLUICE_RETURN_NOT_OK(
           encoder_->AppendRows(sort_.sources() + from, sort_.rows() + from, count, pending));
       checksum->Update(pending->data() + start, pending->size() - start);
-      SLUICE_RETURN_NOT_OK(FlushIfFull(file));
+      SLUICE_RETURN_NOT_OK(files_->FlushIfFull(file));
     }
     return Status::OK();
-  }
-
-  Status FlushIfFull(OutputFile* file) {
-    if (file->pending()->size() < options_.file.flush_bytes) return Status::OK();
-    const auto start = Clock::now();
-    Status status = file->Flush();
-    metrics_.write_nanos += NanosSince(start);
-    return status;
-  }
-
-  Status TimedFlush(OutputFile* file) {
-    const auto start = Clock::now();
-    Status status = file->Flush();
-    metrics_.write_nanos += NanosSince(start);
-    return status;
   }
 
   void ReleaseHeld() {
@@ -269,153 +198,54 @@ class MapWriter::Impl {
     held_rows_ = 0;
   }
 
+  bool HeldHasRows(int32_t partition) const {
+    return !held_.empty() && sort_.begin(partition) != sort_.end(partition);
+  }
+
   Status DoSpill() {
     if (held_.empty()) return Status::OK();
-    static std::atomic<uint64_t> spill_counter{0};
-    const std::string& directory =
-        options_.spill_directories[spills_.size() % options_.spill_directories.size()];
-    const std::string path = directory + "/sluice-spill-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(spill_counter++) + ".tmp";
-    SpillRecord spill;
-    SLUICE_ASSIGN_OR_RAISE(spill.file, OutputFile::Create(path, options_.file));
     SortHeld();
-    spill.offsets.resize(static_cast<size_t>(partition_count_) + 1);
-    if (options_.checksum != ChecksumAlgorithm::kNone) {
-      spill.checksums.resize(static_cast<size_t>(partition_count_));
-    }
-    for (int32_t p = 0; p < partition_count_; ++p) {
-      spill.offsets[p] = spill.file->position();
-      if (sort_.begin(p) == sort_.end(p)) {
-        if (!spill.checksums.empty()) spill.checksums[p] = EmptyChecksum(options_.checksum);
-        continue;
-      }
-      Checksum checksum(options_.checksum);
-      SLUICE_RETURN_NOT_OK(EncodeHeldPartition(p, spill.file.get(), &checksum));
-      if (!spill.checksums.empty()) spill.checksums[p] = checksum.value();
-    }
-    spill.offsets[partition_count_] = spill.file->position();
-    SLUICE_RETURN_NOT_OK(TimedFlush(spill.file.get()));
-    SLUICE_RETURN_NOT_OK(spill.file->Close());
-    SLUICE_ASSIGN_OR_RAISE(spill.reader, InputFile::Open(path));
-    metrics_.spills += 1;
-    metrics_.spill_bytes += spill.offsets[partition_count_];
+    SLUICE_RETURN_NOT_OK(files_->Spill(
+        [this](int32_t p) { return HeldHasRows(p); },
+        [this](int32_t p, OutputFile* file, Checksum* checksum) {
+          return EncodeHeldPartition(p, file, checksum);
+        }));
     ReleaseHeld();
-    spills_.push_back(std::move(spill));
+    SyncMetrics();
     return Status::OK();
+  }
+
+  // Copies the encoder's and the files' counters into metrics_.
+  void SyncMetrics() {
+    const auto& encoder_metrics = encoder_->metrics();
+    const auto& file_metrics = files_->metrics();
+    metrics_.blocks = encoder_metrics.blocks;
+    metrics_.gather_nanos = encoder_metrics.gather_nanos;
+    metrics_.compress_nanos = encoder_metrics.compress_nanos;
+    metrics_.spills = file_metrics.spills;
+    metrics_.spill_bytes = file_metrics.spill_bytes;
+    metrics_.write_nanos = file_metrics.write_nanos;
+    metrics_.output_bytes = file_metrics.output_bytes;
+    metrics_.total_nanos = total_nanos_;
   }
 
   Result<MapOutput> DoFinish() {
     const auto finish_start = Clock::now();
-    MapOutput output;
-    output.checksum_algorithm = options_.checksum;
-    output.offsets.resize(static_cast<size_t>(partition_count_) + 1);
-    output.lengths.resize(static_cast<size_t>(partition_count_));
-    if (options_.checksum != ChecksumAlgorithm::kNone) {
-      output.checksums.resize(static_cast<size_t>(partition_count_));
-    }
     if (!held_.empty()) SortHeld();
-    std::vector<SequentialFileReader> spill_readers;
-    spill_readers.reserve(spills_.size());
-    for (const auto& spill : spills_) {
-      spill_readers.emplace_back(spill.reader.get(), kSpillReadBufferBytes);
-    }
-    const auto schema_message = encoder_->schema_message();
-    const auto schema_size = static_cast<int64_t>(schema_message.size());
-    OutputFile* data = data_file_.get();
-    for (int32_t p = 0; p < partition_count_; ++p) {
-      const int64_t start = data->position();
-      output.offsets[p] = start;
-      bool has_rows = !held_.empty() && sort_.begin(p) != sort_.end(p);
-      for (const auto& spill : spills_) has_rows |= spill.offsets[p + 1] != spill.offsets[p];
-      if (!has_rows) {
-        if (!output.checksums.empty()) output.checksums[p] = EmptyChecksum(options_.checksum);
-        continue;
-      }
-      Checksum checksum(options_.checksum);
-      data->Append(schema_message.data(), schema_size);
-      checksum.Combine(schema_checksum_, schema_size);
-      for (size_t s = 0; s < spills_.size(); ++s) {
-        const SpillRecord& spill = spills_[s];
-        const int64_t offset = spill.offsets[p];
-        const int64_t length = spill.offsets[p + 1] - offset;
-        if (length == 0) continue;
-        if (length >= kKernelCopyMinBytes) {
-          const auto copy_start = Clock::now();
-          SLUICE_RETURN_NOT_OK(
-              data->CopyFrom(spill.reader->fd(), spill.reader->path(), offset, length));
-          metrics_.write_nanos += NanosSince(copy_start);
-        } else {
-          const auto read_start = Clock::now();
-          SLUICE_ASSIGN_OR_RAISE(const uint8_t* bytes, spill_readers[s].Read(offset, length));
-          data->Append(bytes, length);
-          metrics_.write_nanos += NanosSince(read_start);
-        }
-        if (!spill.checksums.empty()) checksum.Combine(spill.checksums[p], length);
-      }
-      if (!held_.empty()) SLUICE_RETURN_NOT_OK(EncodeHeldPartition(p, data, &checksum));
-      data->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
-      checksum.Combine(end_of_stream_checksum_, static_cast<int64_t>(ipc::kEndOfStream.size()));
-      if (!output.checksums.empty()) output.checksums[p] = checksum.value();
-      output.lengths[p] = data->position() - start;
-      SLUICE_RETURN_NOT_OK(FlushIfFull(data));
-    }
-    output.offsets[partition_count_] = data->position();
-    SLUICE_RETURN_NOT_OK(TimedFlush(data));
-    if (options_.sync) SLUICE_RETURN_NOT_OK(data->Sync());
-    SLUICE_RETURN_NOT_OK(data->Close());
+    MapOutput output;
+    SLUICE_RETURN_NOT_OK(files_->Finish(
+        [this](int32_t p) { return HeldHasRows(p); },
+        [this](int32_t p, OutputFile* file, Checksum* checksum) {
+          return EncodeHeldPartition(p, file, checksum);
+        },
+        &output));
     ReleaseHeld();
     sort_.Release();
-    spills_.clear();
-
-    SLUICE_RETURN_NOT_OK(Commit(output));
-    const auto& encoder_metrics = encoder_->metrics();
-    metrics_.blocks = encoder_metrics.blocks;
-    metrics_.gather_nanos = encoder_metrics.gather_nanos;
-    metrics_.compress_nanos = encoder_metrics.compress_nanos;
-    metrics_.output_bytes = output.offsets[partition_count_];
-    metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
     total_nanos_ += NanosSince(finish_start);
-    metrics_.total_nanos = total_nanos_;
+    SyncMetrics();
     output.metrics = metrics_;
-    output.data_path = options_.data_path;
-    output.index_path = options_.index_path;
-    output.checksum_path = options_.checksum_path;
     state_ = State::kFinished;
     return output;
-  }
-
-  // Writes the Spark files under temporary names, then renames everything into place: data
-  // first, the index last, so an index never points at a missing data file.
-  Status Commit(const MapOutput& output) {
-    std::string index_temporary;
-    std::string checksum_temporary;
-    if (!options_.index_path.empty()) {
-      index_temporary = TemporaryPathFor(options_.index_path);
-      temporary_paths_.push_back(index_temporary);
-      SLUICE_RETURN_NOT_OK(WriteIndexFile(index_temporary, output.offsets, options_.sync));
-    }
-    if (!options_.checksum_path.empty()) {
-      checksum_temporary = TemporaryPathFor(options_.checksum_path);
-      temporary_paths_.push_back(checksum_temporary);
-      SLUICE_RETURN_NOT_OK(
-          WriteChecksumFile(checksum_temporary, output.checksums, options_.sync));
-    }
-    SLUICE_RETURN_NOT_OK(
-        CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
-    data_file_->Keep();
-    committed_paths_.push_back(options_.data_path);
-    if (!checksum_temporary.empty()) {
-      SLUICE_RETURN_NOT_OK(
-          CommitRename(checksum_temporary, options_.checksum_path, options_.overwrite));
-      committed_paths_.push_back(options_.checksum_path);
-    }
-    if (!index_temporary.empty()) {
-      SLUICE_RETURN_NOT_OK(CommitRename(index_temporary, options_.index_path, options_.overwrite));
-      committed_paths_.push_back(options_.index_path);
-    }
-    temporary_paths_.clear();
-    if (options_.sync) SLUICE_RETURN_NOT_OK(SyncDirectoryOf(options_.data_path));
-    return Status::OK();
   }
 
   MapWriterOptions options_;
@@ -433,12 +263,7 @@ class MapWriter::Impl {
   int64_t rows_per_block_ = 1;
   std::vector<const RecordBatch*> held_batches_;
 
-  std::vector<SpillRecord> spills_;
-  std::unique_ptr<OutputFile> data_file_;
-  std::vector<std::string> temporary_paths_;
-  std::vector<std::string> committed_paths_;
-  uint32_t schema_checksum_ = 0;
-  uint32_t end_of_stream_checksum_ = 0;
+  std::unique_ptr<MapOutputFiles> files_;
   int64_t total_nanos_ = 0;
   MapWriterMetrics metrics_;
 };

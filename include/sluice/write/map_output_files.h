@@ -1,0 +1,105 @@
+// MapOutputFiles: the files of one map task, whoever produces the rows.
+//
+// Both map-side writers (the columnar MapWriter and the row-based RowMapWriter) hand their
+// encoded blocks here, partition by partition; this class owns everything about files:
+// - a spill is one new file with every partition in order; (offset, length, checksum) per
+//   partition stays in memory;
+// - the final data file is assembled partition by partition: the schema message, the
+//   partition's piece of each spill (copy_file_range for large pieces, one sequential read
+//   buffer per spill for small ones), the writer's remaining blocks, the end-of-stream marker;
+//   piece checksums are combined, never recomputed;
+// - the data file (and Spark's index and checksum files when asked) are written under temporary
+//   names and renamed into place; Abort() or destruction before commit removes everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sluice/base/result.h"
+#include "sluice/codec/checksum.h"
+#include "sluice/io/output_file.h"
+
+namespace sluice {
+
+struct MapOutput;
+
+/// Where a map task's files go and how they are committed.
+struct MapOutputFilesOptions {
+  std::string data_path;
+  /// Empty: no Spark index / checksum file.
+  std::string index_path;
+  std::string checksum_path;
+  std::vector<std::string> spill_directories;  // at least one
+  ChecksumAlgorithm checksum = ChecksumAlgorithm::kAdler32;
+  bool overwrite = false;
+  bool sync = false;
+  OutputFileOptions file;
+};
+
+/// Time and bytes spent on files.
+struct MapOutputFilesMetrics {
+  int64_t spills = 0;
+  int64_t spill_bytes = 0;
+  int64_t output_bytes = 0;
+  int64_t write_nanos = 0;
+};
+
+class MapOutputFiles {
+ public:
+  /// Appends partition `p`'s blocks to `file`, updating `checksum` with the bytes it appends.
+  using EncodePartition = std::function<Status(int32_t partition, OutputFile* file,
+                                               Checksum* checksum)>;
+  /// Returns whether the writer holds rows of partition `p`.
+  using HasRows = std::function<bool(int32_t partition)>;
+
+  /// Checks the paths (a committed output is never overwritten unless asked) and creates the
+  /// data file under a temporary name. `schema_message` starts every non-empty partition.
+  static Result<std::unique_ptr<MapOutputFiles>> Create(MapOutputFilesOptions options,
+                                                        int32_t partition_count,
+                                                        std::span<const uint8_t> schema_message);
+  ~MapOutputFiles();
+
+  int32_t partition_count() const { return partition_count_; }
+  ChecksumAlgorithm checksum() const { return options_.checksum; }
+
+  /// Writes one spill file: for each partition that has rows, its blocks.
+  Status Spill(const HasRows& has_rows, const EncodePartition& encode);
+
+  /// Writes the data file from the spills and the rows still held, then commits. Fills the
+  /// offsets, lengths, checksums and paths of `output`.
+  Status Finish(const HasRows& has_rows, const EncodePartition& encode, MapOutput* output);
+
+  /// Removes every file made so far (committed ones too if the commit did not complete).
+  void Abort();
+
+  /// Flushes `file` when its pending bytes reached the flush size, counting the time.
+  Status FlushIfFull(OutputFile* file);
+
+  const MapOutputFilesMetrics& metrics() const { return metrics_; }
+
+ private:
+  struct SpillRecord;
+  MapOutputFiles(MapOutputFilesOptions options, int32_t partition_count,
+                 std::span<const uint8_t> schema_message);
+  Status TimedFlush(OutputFile* file);
+  Status Commit(const MapOutput& output);
+
+  MapOutputFilesOptions options_;
+  int32_t partition_count_;
+  std::vector<uint8_t> schema_message_;
+  uint32_t schema_checksum_ = 0;
+  uint32_t end_of_stream_checksum_ = 0;
+  std::unique_ptr<OutputFile> data_file_;
+  std::vector<SpillRecord> spills_;
+  std::vector<std::string> temporary_paths_;
+  std::vector<std::string> committed_paths_;
+  bool committed_ = false;
+  bool aborted_ = false;
+  MapOutputFilesMetrics metrics_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,254 @@
+#include "sluice/write/map_output_files.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+
+#include "sluice/io/input_file.h"
+#include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/ipc_format.h"
+#include "sluice/write/map_writer.h"
+
+namespace sluice {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NanosSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+// Spill pieces at least this large go through copy_file_range; smaller ones through one
+// sequential read buffer per spill file, so a merge of many small partitions costs a syscall per
+// megabyte, not per partition.
+constexpr int64_t kKernelCopyMinBytes = int64_t{1} << 20;
+constexpr int64_t kSpillReadBufferBytes = int64_t{1} << 20;
+
+bool FileExists(const std::string& path) {
+  struct stat info;
+  return ::stat(path.c_str(), &info) == 0;
+}
+
+// Renames without replacing an existing file (renameat2 RENAME_NOREPLACE), or replacing it.
+Status CommitRename(const std::string& from, const std::string& to, bool overwrite) {
+  if (overwrite) return RenameFile(from, to);
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
+    const int error = errno;
+    if (error == EEXIST) {
+      return Status::IOError("'", to, "' appeared while this task ran; a committed map output "
+                             "is never overwritten");
+    }
+    return Status::IOError("cannot rename '", from, "' to '", to, "': ", ErrnoMessage(error));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// One spill event: a file with every partition in order, and where each partition lies.
+struct MapOutputFiles::SpillRecord {
+  std::unique_ptr<OutputFile> file;  // closed after writing; removes the file when destroyed
+  std::unique_ptr<InputFile> reader;
+  std::vector<int64_t> offsets;     // P + 1
+  std::vector<uint32_t> checksums;  // P, empty without a checksum
+};
+
+MapOutputFiles::MapOutputFiles(MapOutputFilesOptions options, int32_t partition_count,
+                               std::span<const uint8_t> schema_message)
+    : options_(std::move(options)),
+      partition_count_(partition_count),
+      schema_message_(schema_message.begin(), schema_message.end()) {}
+
+MapOutputFiles::~MapOutputFiles() { Abort(); }
+
+Result<std::unique_ptr<MapOutputFiles>> MapOutputFiles::Create(
+    MapOutputFilesOptions options, int32_t partition_count,
+    std::span<const uint8_t> schema_message) {
+  if (options.data_path.empty()) return Status::Invalid("a data file path is required");
+  if (options.spill_directories.empty()) return Status::Invalid("a spill directory is required");
+  if (!options.overwrite) {
+    for (const std::string* path : {&options.data_path, &options.index_path, &options.checksum_path}) {
+      if (!path->empty() && FileExists(*path)) {
+        return Status::IOError("'", *path, "' already exists; a committed map output is never "
+                               "overwritten (set overwrite to replace it)");
+      }
+    }
+  }
+  std::unique_ptr<MapOutputFiles> files(
+      new MapOutputFiles(std::move(options), partition_count, schema_message));
+  SLUICE_ASSIGN_OR_RAISE(files->data_file_,
+                         OutputFile::Create(TemporaryPathFor(files->options_.data_path),
+                                            files->options_.file));
+  // The pieces every non-empty partition starts and ends with, checksummed once.
+  const ChecksumAlgorithm algorithm = files->options_.checksum;
+  files->schema_checksum_ =
+      UpdateChecksum(algorithm, EmptyChecksum(algorithm), files->schema_message_.data(),
+                     static_cast<int64_t>(files->schema_message_.size()));
+  files->end_of_stream_checksum_ =
+      UpdateChecksum(algorithm, EmptyChecksum(algorithm), ipc::kEndOfStream.data(),
+                     static_cast<int64_t>(ipc::kEndOfStream.size()));
+  return files;
+}
+
+Status MapOutputFiles::FlushIfFull(OutputFile* file) {
+  if (file->pending()->size() < options_.file.flush_bytes) return Status::OK();
+  return TimedFlush(file);
+}
+
+Status MapOutputFiles::TimedFlush(OutputFile* file) {
+  const auto start = Clock::now();
+  Status status = file->Flush();
+  metrics_.write_nanos += NanosSince(start);
+  return status;
+}
+
+Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& encode) {
+  static std::atomic<uint64_t> spill_counter{0};
+  const std::string& directory =
+      options_.spill_directories[spills_.size() % options_.spill_directories.size()];
+  const std::string path = directory + "/sluice-spill-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(spill_counter++) + ".tmp";
+  SpillRecord spill;
+  SLUICE_ASSIGN_OR_RAISE(spill.file, OutputFile::Create(path, options_.file));
+  spill.offsets.resize(static_cast<size_t>(partition_count_) + 1);
+  if (options_.checksum != ChecksumAlgorithm::kNone) {
+    spill.checksums.resize(static_cast<size_t>(partition_count_));
+  }
+  for (int32_t p = 0; p < partition_count_; ++p) {
+    spill.offsets[p] = spill.file->position();
+    if (!has_rows(p)) {
+      if (!spill.checksums.empty()) spill.checksums[p] = EmptyChecksum(options_.checksum);
+      continue;
+    }
+    Checksum checksum(options_.checksum);
+    SLUICE_RETURN_NOT_OK(encode(p, spill.file.get(), &checksum));
+    if (!spill.checksums.empty()) spill.checksums[p] = checksum.value();
+  }
+  spill.offsets[partition_count_] = spill.file->position();
+  SLUICE_RETURN_NOT_OK(TimedFlush(spill.file.get()));
+  SLUICE_RETURN_NOT_OK(spill.file->Close());
+  SLUICE_ASSIGN_OR_RAISE(spill.reader, InputFile::Open(path));
+  metrics_.spills += 1;
+  metrics_.spill_bytes += spill.offsets[partition_count_];
+  spills_.push_back(std::move(spill));
+  return Status::OK();
+}
+
+Status MapOutputFiles::Finish(const HasRows& has_rows, const EncodePartition& encode,
+                              MapOutput* output) {
+  output->checksum_algorithm = options_.checksum;
+  output->offsets.assign(static_cast<size_t>(partition_count_) + 1, 0);
+  output->lengths.assign(static_cast<size_t>(partition_count_), 0);
+  output->checksums.clear();
+  if (options_.checksum != ChecksumAlgorithm::kNone) {
+    output->checksums.resize(static_cast<size_t>(partition_count_));
+  }
+  std::vector<SequentialFileReader> spill_readers;
+  spill_readers.reserve(spills_.size());
+  for (const auto& spill : spills_) {
+    spill_readers.emplace_back(spill.reader.get(), kSpillReadBufferBytes);
+  }
+  const auto schema_size = static_cast<int64_t>(schema_message_.size());
+  OutputFile* data = data_file_.get();
+  for (int32_t p = 0; p < partition_count_; ++p) {
+    const int64_t start = data->position();
+    output->offsets[p] = start;
+    const bool held = has_rows(p);
+    bool any = held;
+    for (const auto& spill : spills_) any |= spill.offsets[p + 1] != spill.offsets[p];
+    if (!any) {
+      if (!output->checksums.empty()) output->checksums[p] = EmptyChecksum(options_.checksum);
+      continue;
+    }
+    Checksum checksum(options_.checksum);
+    data->Append(schema_message_.data(), schema_size);
+    checksum.Combine(schema_checksum_, schema_size);
+    for (size_t s = 0; s < spills_.size(); ++s) {
+      const SpillRecord& spill = spills_[s];
+      const int64_t offset = spill.offsets[p];
+      const int64_t length = spill.offsets[p + 1] - offset;
+      if (length == 0) continue;
+      const auto copy_start = Clock::now();
+      if (length >= kKernelCopyMinBytes) {
+        SLUICE_RETURN_NOT_OK(
+            data->CopyFrom(spill.reader->fd(), spill.reader->path(), offset, length));
+      } else {
+        SLUICE_ASSIGN_OR_RAISE(const uint8_t* bytes, spill_readers[s].Read(offset, length));
+        data->Append(bytes, length);
+      }
+      metrics_.write_nanos += NanosSince(copy_start);
+      if (!spill.checksums.empty()) checksum.Combine(spill.checksums[p], length);
+    }
+    if (held) SLUICE_RETURN_NOT_OK(encode(p, data, &checksum));
+    data->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
+    checksum.Combine(end_of_stream_checksum_, static_cast<int64_t>(ipc::kEndOfStream.size()));
+    if (!output->checksums.empty()) output->checksums[p] = checksum.value();
+    output->lengths[p] = data->position() - start;
+    SLUICE_RETURN_NOT_OK(FlushIfFull(data));
+  }
+  output->offsets[partition_count_] = data->position();
+  SLUICE_RETURN_NOT_OK(TimedFlush(data));
+  if (options_.sync) SLUICE_RETURN_NOT_OK(data->Sync());
+  SLUICE_RETURN_NOT_OK(data->Close());
+  spills_.clear();  // removes the spill files
+  SLUICE_RETURN_NOT_OK(Commit(*output));
+  metrics_.output_bytes = output->offsets[partition_count_];
+  output->data_path = options_.data_path;
+  output->index_path = options_.index_path;
+  output->checksum_path = options_.checksum_path;
+  return Status::OK();
+}
+
+// Writes the Spark files under temporary names, then renames everything into place: data
+// first, the index last, so an index never points at a missing data file.
+Status MapOutputFiles::Commit(const MapOutput& output) {
+  std::string index_temporary;
+  std::string checksum_temporary;
+  if (!options_.index_path.empty()) {
+    index_temporary = TemporaryPathFor(options_.index_path);
+    temporary_paths_.push_back(index_temporary);
+    SLUICE_RETURN_NOT_OK(WriteIndexFile(index_temporary, output.offsets, options_.sync));
+  }
+  if (!options_.checksum_path.empty()) {
+    checksum_temporary = TemporaryPathFor(options_.checksum_path);
+    temporary_paths_.push_back(checksum_temporary);
+    SLUICE_RETURN_NOT_OK(WriteChecksumFile(checksum_temporary, output.checksums, options_.sync));
+  }
+  SLUICE_RETURN_NOT_OK(CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
+  data_file_->Keep();
+  committed_paths_.push_back(options_.data_path);
+  if (!checksum_temporary.empty()) {
+    SLUICE_RETURN_NOT_OK(
+        CommitRename(checksum_temporary, options_.checksum_path, options_.overwrite));
+    committed_paths_.push_back(options_.checksum_path);
+  }
+  if (!index_temporary.empty()) {
+    SLUICE_RETURN_NOT_OK(CommitRename(index_temporary, options_.index_path, options_.overwrite));
+    committed_paths_.push_back(options_.index_path);
+  }
+  temporary_paths_.clear();
+  if (options_.sync) SLUICE_RETURN_NOT_OK(SyncDirectoryOf(options_.data_path));
+  committed_ = true;
+  return Status::OK();
+}
+
+void MapOutputFiles::Abort() {
+  if (aborted_) return;
+  aborted_ = true;
+  spills_.clear();
+  if (data_file_ != nullptr && !committed_) data_file_->Remove();
+  for (const auto& path : temporary_paths_) ::unlink(path.c_str());
+  temporary_paths_.clear();
+  if (!committed_) {
+    for (const auto& path : committed_paths_) ::unlink(path.c_str());
+  }
+  committed_paths_.clear();
+}
+
+}  // namespace sluice
