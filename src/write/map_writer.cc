@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 
 #include "rows_by_partition_internal.h"
@@ -75,10 +76,10 @@ class MapWriter::Impl {
   int64_t held_bytes() const { return held_bytes_; }
   const MapWriterMetrics& metrics() const { return metrics_; }
 
-  Status Write(const RecordBatch& batch) {
+  Status Write(const RecordBatch& batch, const uint32_t* partition_ids) {
     SLUICE_RETURN_NOT_OK(CheckOpen());
     const auto start = Clock::now();
-    Status status = DoWrite(batch);
+    Status status = DoWrite(batch, partition_ids);
     total_nanos_ += NanosSince(start);
     if (!status.ok()) Abort();
     return status;
@@ -117,7 +118,7 @@ class MapWriter::Impl {
                            state_ == State::kFinished ? "finished" : "aborted");
   }
 
-  Status DoWrite(const RecordBatch& batch) {
+  Status DoWrite(const RecordBatch& batch, const uint32_t* given_ids) {
     if (batch.schema() != options_.schema && batch.schema() != last_checked_schema_) {
       if (batch.schema() == nullptr || !batch.schema()->Equals(*options_.schema)) {
         return Status::Invalid("batch schema does not match the writer's:\n",
@@ -135,9 +136,19 @@ class MapWriter::Impl {
     HeldBatch held;
     held.batch = batch;
     held.partition_ids.Resize(rows * static_cast<int64_t>(sizeof(uint32_t)));
+    auto* ids = reinterpret_cast<uint32_t*>(held.partition_ids.data());
     const auto partition_start = Clock::now();
-    SLUICE_RETURN_NOT_OK(partitioner_->Partition(
-        batch, reinterpret_cast<uint32_t*>(held.partition_ids.data())));
+    if (given_ids != nullptr) {
+      for (int64_t row = 0; row < rows; ++row) {
+        if (given_ids[row] >= static_cast<uint32_t>(partition_count_)) {
+          return Status::Invalid("row ", row, " is given partition ", given_ids[row], " of ",
+                                 partition_count_);
+        }
+      }
+      std::memcpy(ids, given_ids, static_cast<size_t>(rows) * sizeof(uint32_t));
+    } else {
+      SLUICE_RETURN_NOT_OK(partitioner_->Partition(batch, ids));
+    }
     metrics_.partition_nanos += NanosSince(partition_start);
 
     const int64_t input_bytes = batch.ReferencedBytes();
@@ -277,7 +288,10 @@ Result<std::unique_ptr<MapWriter>> MapWriter::Make(MapWriterOptions options) {
   return std::unique_ptr<MapWriter>(new MapWriter(std::move(impl)));
 }
 
-Status MapWriter::Write(const RecordBatch& batch) { return impl_->Write(batch); }
+Status MapWriter::Write(const RecordBatch& batch) { return impl_->Write(batch, nullptr); }
+Status MapWriter::Write(const RecordBatch& batch, const uint32_t* partition_ids) {
+  return impl_->Write(batch, partition_ids);
+}
 Status MapWriter::Spill() { return impl_->Spill(); }
 Result<MapOutput> MapWriter::Finish() { return impl_->Finish(); }
 void MapWriter::Abort() { impl_->Abort(); }

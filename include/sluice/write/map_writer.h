@@ -119,6 +119,9 @@ class MapWriter {
   /// Partitions `batch` and keeps it (by reference) until the next spill or Finish(). Spills
   /// first when the budget cannot take it. After an error the writer is aborted.
   Status Write(const RecordBatch& batch);
+  /// Like Write, with the partition of each row given by the caller (num_rows ids, each below
+  /// the partition count) instead of computed by the partitioner.
+  Status Write(const RecordBatch& batch, const uint32_t* partition_ids);
   /// Writes everything held to a new spill file and releases its memory (the host calls this
   /// when it needs memory back). A no-op when nothing is held.
   Status Spill();
