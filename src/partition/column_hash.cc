@@ -430,10 +430,17 @@ template <typename Hash>
 Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
                    typename Hash::State* states) {
   SLUICE_RETURN_NOT_OK(internal::CheckKeyColumns(batch, key_columns, "hash key"));
-  std::fill(states, states + batch.num_rows(), static_cast<typename Hash::State>(Hash::kSeed));
-  for (const int key : key_columns) {
-    ColumnHasher<Hash>::Update(batch.column(static_cast<size_t>(key)),
-                               DenseRows{0, batch.num_rows()}, states);
+  // A chunk at a time, so the states stay in cache while every key column folds into them.
+  constexpr int64_t kChunkRows = 4096;
+  const int64_t rows = batch.num_rows();
+  for (int64_t first = 0; first < rows; first += kChunkRows) {
+    const int64_t count = std::min(kChunkRows, rows - first);
+    typename Hash::State* chunk = states + first;
+    std::fill(chunk, chunk + count, static_cast<typename Hash::State>(Hash::kSeed));
+    for (const int key : key_columns) {
+      ColumnHasher<Hash>::Update(batch.column(static_cast<size_t>(key)), DenseRows{first, count},
+                                 chunk);
+    }
   }
   return Status::OK();
 }

@@ -2,7 +2,7 @@
 // while key > bound"), so a key equal to a bound goes to that bound's partition and keys above
 // every bound go to the last partition. Spark scans linearly up to 128 bounds and binary-searches
 // beyond; for sorted bounds both give the number of bounds below the key, which is what is
-// computed here either way.
+// computed here either way (PartitionerOptions::range_linear_scan_max_bounds picks the faster).
 //
 // Column-wise search: bounds are sorted lexicographically by the key columns, so the bounds equal
 // to a row's key in its first k columns form a contiguous range. Each row keeps such a range
@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "partition/partitioner_internal.h"
+#include "partition/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
 
 namespace sluice::internal {
@@ -173,6 +174,42 @@ void LockStepCount(const Value* values, uint32_t begin, uint32_t end, const Valu
   }
 }
 
+// As LockStepCount, by a linear scan: each bound is compared with every key of the group, which
+// the compiler turns into vector compares. Faster than the binary search for few bounds.
+template <typename Value, typename Below>
+inline __attribute__((always_inline)) void LockStepLinearCountLoop(const Value* values,
+                                                                   uint32_t begin, uint32_t end,
+                                                                   const Value* keys, uint32_t* out,
+                                                                   Below below) {
+  uint32_t counts[kGroupRows] = {};
+  for (uint32_t j = begin; j < end; ++j) {
+    const Value bound = values[j];
+    for (int64_t g = 0; g < kGroupRows; ++g) counts[g] += below(bound, keys[g]) ? 1 : 0;
+  }
+  for (int64_t g = 0; g < kGroupRows; ++g) out[g] = begin + counts[g];
+}
+
+#if SLUICE_HAVE_AVX2_DISPATCH
+template <typename Value, typename Below>
+SLUICE_TARGET_AVX2 void LockStepLinearCountAvx2(const Value* values, uint32_t begin, uint32_t end,
+                                                const Value* keys, uint32_t* out, Below below) {
+  LockStepLinearCountLoop(values, begin, end, keys, out, below);
+}
+#endif
+
+template <bool kLinear, typename Value, typename Below>
+void LockStepSearch(const Value* values, uint32_t begin, uint32_t end, const Value* keys,
+                    uint32_t* out, Below below) {
+  if constexpr (kLinear) {
+#if SLUICE_HAVE_AVX2_DISPATCH
+    if (CpuHasAvx2()) return LockStepLinearCountAvx2(values, begin, end, keys, out, below);
+#endif
+    LockStepLinearCountLoop(values, begin, end, keys, out, below);
+  } else {
+    LockStepCount(values, begin, end, keys, out, below);
+  }
+}
+
 template <typename Reader, typename Less>
 class TypedRangeKey final : public RangeKey {
  public:
@@ -259,7 +296,7 @@ class TypedRangeKey final : public RangeKey {
       if constexpr (kNeedUpper) upper[k] = new_upper;
     };
     int64_t k = 0;
-    if constexpr (kFullRange && !kLinear) {
+    if constexpr (kFullRange) {
       // Every row searches the same range, so groups of rows can search in lock step: each step
       // of the binary search is independent across the group, which keeps the CPU busy instead
       // of waiting on one row's chain of dependent loads. Null keys are searched too (their
@@ -270,11 +307,13 @@ class TypedRangeKey final : public RangeKey {
       for (; k + kGroupRows <= count; k += kGroupRows) {
         Value group_keys[kGroupRows];
         for (int64_t g = 0; g < kGroupRows; ++g) group_keys[g] = reader(base + k + g);
-        LockStepCount(values, begin, end, group_keys, lower + k,
-                      [&](const Value& bound, const Value& key) { return less(bound, key); });
+        LockStepSearch<kLinear>(
+            values, begin, end, group_keys, lower + k,
+            [&](const Value& bound, const Value& key) { return less(bound, key); });
         if constexpr (kNeedUpper) {
-          LockStepCount(values, begin, end, group_keys, upper + k,
-                        [&](const Value& bound, const Value& key) { return !less(key, bound); });
+          LockStepSearch<kLinear>(
+              values, begin, end, group_keys, upper + k,
+              [&](const Value& bound, const Value& key) { return !less(key, bound); });
         }
         if (validity != nullptr) {
           for (int64_t g = 0; g < kGroupRows; ++g) {

@@ -218,10 +218,10 @@ struct BatchMaker {
   std::vector<std::unique_ptr<ArrayBuilder>> builders;
 };
 
-Result<std::unique_ptr<Partitioner>> MakeRange(const Schema& schema, std::vector<int> keys,
-                                               const RecordBatch& bounds,
-                                               std::vector<SortOrder> orders = {},
-                                               int32_t linear_max = 128) {
+Result<std::unique_ptr<Partitioner>> MakeRange(
+    const Schema& schema, std::vector<int> keys, const RecordBatch& bounds,
+    std::vector<SortOrder> orders = {},
+    int32_t linear_max = PartitionerOptions{}.range_linear_scan_max_bounds) {
   PartitionerOptions options;
   options.kind = PartitionKind::kRange;
   options.partition_count = 0;

@@ -87,9 +87,9 @@ struct PartitionerOptions {
   /// Round-robin placement. Default Spark's, the only one that agrees with Spark.
   RoundRobinMode round_robin_mode = RoundRobinMode::kSpark;
 
-  /// Range: the bounds, one column per key, one row per bound, sorted by `sort_orders` (Spark's
-  /// RangePartitioner.rangeBounds). Bound i is the upper end, inclusive, of partition i. Must not
-  /// be empty of columns for range; zero rows mean one partition. Default empty.
+  /// Range: the bounds, one column per key (same types as the keys), one row per bound, sorted
+  /// by `sort_orders` (Spark's RangePartitioner.rangeBounds). Bound i is the upper end, inclusive,
+  /// of partition i. Zero rows mean a single partition. Default empty.
   RecordBatch range_bounds;
 
   /// Range: the order of each key; empty means every key ascending with nulls first (Spark's
@@ -97,8 +97,10 @@ struct PartitionerOptions {
   std::vector<SortOrder> sort_orders;
 
   /// Range: the most bounds searched by a linear scan; more bounds use binary search. Both give
-  /// the same partition for sorted bounds; 128 is Spark's RangePartitioner threshold.
-  int32_t range_linear_scan_max_bounds = 128;
+  /// the same partition for sorted bounds (Spark's RangePartitioner switches at 128), so this is
+  /// a speed choice only. Default 8: measured here, the scan is faster up to about 8 bounds
+  /// (1.6 vs 1.9 ns/row) and much slower at 128 (20 vs 3.3 ns/row).
+  int32_t range_linear_scan_max_bounds = 8;
 };
 
 /// Assigns a partition id to every row of a batch. Not thread-safe: one per map task (round-robin
