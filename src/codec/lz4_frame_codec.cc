@@ -127,8 +127,10 @@ class Lz4FrameDecompressor final : public Decompressor {
     const size_t hint =
         LZ4F_decompress(context_, destination, &decoded, input, &consumed, &options);
     if (LZ4F_isError(hint)) {
-      return Failure(Status::Corrupt(kCodecName, " decompression failed at or before input byte ",
-                                     consumed, " of ", input_size, ": ", LZ4F_getErrorName(hint)));
+      // LZ4F reports no position with an error.
+      return Failure(Status::Corrupt(kCodecName, " decompression of ", input_size,
+                                     " input bytes (expected ", output_size,
+                                     " bytes out) failed: ", LZ4F_getErrorName(hint)));
     }
     const int64_t decoded_size = static_cast<int64_t>(decoded);
     const int64_t consumed_size = static_cast<int64_t>(consumed);
