@@ -9,7 +9,7 @@ debian_packages=(
   liblz4-dev libzstd-dev libsnappy-dev libisal-dev libdeflate-dev
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   python3 python3-pip
 )
 python_requirements="$(dirname "$0")/../python/requirements-test.txt"
