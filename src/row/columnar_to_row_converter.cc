@@ -19,7 +19,7 @@ namespace {
 
 // Rows converted per chunk: each column writes its slot in every row of the chunk, so the chunk's
 // output (256 rows of up to a few KiB) stays in L2 while all columns pass over it.
-constexpr int64_t kChunkRows = 256;
+constexpr int64_t kChunkRows = 64;
 
 // Spark row sizes are Java ints.
 constexpr int64_t kMaxRowBytes = std::numeric_limits<int32_t>::max();
@@ -31,14 +31,59 @@ T Load(const uint8_t* source) {
 
 void Store64(uint8_t* dest, uint64_t value) { bits::StoreUnaligned<uint64_t>(dest, value); }
 
-void SetNullBit(uint8_t* bitset, int64_t index) {
-  bitset[index >> 3] |= static_cast<uint8_t>(1u << (index & 7));
-}
-
 // Returns true when some value of `array` may be null (a null-type array is all nulls).
 bool MayHaveNulls(const ArrayData& array) {
   return array.type->id() == TypeId::kNull ||
          (array.null_count > 0 && array.buffers[0].data != nullptr);
+}
+
+// Returns 1 when value `index` of an array for which MayHaveNulls holds is null, 0 otherwise,
+// with no branch on the data (nulls are often random, and mispredictions cost more than this).
+unsigned NullAt(const ArrayData& array, int64_t index) {
+  const uint8_t* validity = array.buffers[0].data;
+  if (validity == nullptr) return 1;  // the null type
+  return 1u ^ static_cast<unsigned>(bits::GetBit(validity, array.offset + index));
+}
+
+// ORs the null flag of value `index` into bit `bit` of the bitset at `bitset`.
+void OrNullBit(const ArrayData& array, int64_t index, uint8_t* bitset, int64_t bit) {
+  bitset[bit >> 3] |= static_cast<uint8_t>(NullAt(array, index) << (bit & 7));
+}
+
+void SetNullBit(uint8_t* bitset, int64_t bit) {
+  bitset[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+}
+
+// Returns `count` (1 to 64) bits of an LSB-first bitmap starting at bit `start`, reading only the
+// bytes that hold them.
+uint64_t ReadBits(const uint8_t* bitmap, int64_t start, int count) {
+  const uint8_t* first = bitmap + (start >> 3);
+  const int shift = static_cast<int>(start & 7);
+  const int bytes = (shift + count + 7) >> 3;
+  unsigned __int128 gathered = 0;
+  for (int b = 0; b < bytes; ++b) gathered |= static_cast<unsigned __int128>(first[b]) << (8 * b);
+  return static_cast<uint64_t>(gathered >> shift);
+}
+
+// Calls fn(k) for every null value among values [begin, begin + count) of `array`, k counted
+// from `begin`, skipping 64 valid values at a time: nulls cost work, valid values do not.
+template <typename Fn>
+void ForEachNull(const ArrayData& array, int64_t begin, int64_t count, Fn&& fn) {
+  if (!MayHaveNulls(array)) return;
+  const uint8_t* validity = array.buffers[0].data;
+  if (validity == nullptr) {  // the null type
+    for (int64_t k = 0; k < count; ++k) fn(k);
+    return;
+  }
+  for (int64_t k = 0; k < count; k += 64) {
+    const int chunk = static_cast<int>(std::min<int64_t>(64, count - k));
+    uint64_t nulls = ~ReadBits(validity, array.offset + begin + k, chunk);
+    if (chunk < 64) nulls &= (uint64_t{1} << chunk) - 1;
+    while (nulls != 0) {
+      fn(k + std::countr_zero(nulls));
+      nulls &= nulls - 1;
+    }
+  }
 }
 
 // Copies a variable-length value to `dest` with its last word zero-padded, as Spark does.
@@ -160,9 +205,7 @@ void SetElementNullBits(const ArrayData& child, const ElementRuns& runs, const i
   if (!MayHaveNulls(child)) return;
   for (int64_t r = 0; r < runs.count; ++r) {
     uint8_t* bitset = out + starts[r] + kWordBytes;
-    for (int64_t e = 0; e < runs.lengths[r]; ++e) {
-      if (!child.IsValid(runs.begins[r] + e)) SetNullBit(bitset, e);
-    }
+    ForEachNull(child, runs.begins[r], runs.lengths[r], [&](int64_t e) { SetNullBit(bitset, e); });
   }
 }
 
@@ -193,16 +236,20 @@ class FixedWriter final : public ValueWriter {
                      const FieldTargets& targets) override {
     const uint8_t* values = array.buffers[1].data + array.offset * kArrowWidth;
     uint8_t* out = targets.out;
-    if (!MayHaveNulls(array)) {
+    if (!MayHaveNulls(array) || selection.indices == nullptr) {
       ForEachSelected(selection, [&](int64_t p, int64_t i) {
         const Element value = kConvert(Load<Arrow>(values + i * kArrowWidth));
         Store64(out + targets.starts[p] + targets.slot_offset, value);
       });
+      // Then zero the slots of the nulls.
+      ForEachNull(array, selection.begin, selection.count, [&](int64_t p) {
+        Store64(out + targets.starts[p] + targets.slot_offset, 0);
+      });
     } else {
       ForEachSelected(selection, [&](int64_t p, int64_t i) {
-        const Element value =
-            array.IsValid(i) ? kConvert(Load<Arrow>(values + i * kArrowWidth)) : Element{0};
-        Store64(out + targets.starts[p] + targets.slot_offset, value);
+        const uint64_t value = kConvert(Load<Arrow>(values + i * kArrowWidth));
+        const uint64_t keep = uint64_t{NullAt(array, i)} - 1;  // all ones when valid
+        Store64(out + targets.starts[p] + targets.slot_offset, value & keep);
       });
     }
     return Status::OK();
@@ -227,9 +274,9 @@ class FixedWriter final : public ValueWriter {
         }
       }
       if (nulls) {
-        for (int64_t e = 0; e < elements; ++e) {
-          if (!array.IsValid(begin + e)) bits::StoreUnaligned<Element>(dest + e * kElementWidth, 0);
-        }
+        ForEachNull(array, begin, elements, [&](int64_t e) {
+          bits::StoreUnaligned<Element>(dest + e * kElementWidth, 0);
+        });
       }
     }
     return Status::OK();
@@ -665,10 +712,12 @@ class StructWriter final : public NestedWriter {
       SLUICE_RETURN_NOT_OK(children_[j]->WriteFields(
           child, selection_,
           FieldTargets{out, starts, nested_.cursors(), bitset_bytes_ + kWordBytes * field}));
-      if (MayHaveNulls(child)) {
-        ForEachSelected(selection_, [&](int64_t q, int64_t i) {
-          if (!child.IsValid(i)) SetNullBit(out + starts[q], field);
-        });
+      if (selection_.indices == nullptr) {
+        ForEachNull(child, selection_.begin, selection_.count,
+                    [&](int64_t q) { SetNullBit(out + starts[q], field); });
+      } else if (MayHaveNulls(child)) {
+        ForEachSelected(selection_,
+                        [&](int64_t q, int64_t i) { OrNullBit(child, i, out + starts[q], field); });
       }
     }
     return Status::OK();
@@ -971,11 +1020,9 @@ Status ColumnarToRowConverter::ConvertChunk(const RecordBatch& batch, int64_t st
         column, rows,
         FieldTargets{out, row_starts_.data(), row_cursors_.data(),
                      bitset_bytes_ + row_internal::kWordBytes * field}));
-    if (row_internal::MayHaveNulls(column)) {
-      for (int64_t k = 0; k < count; ++k) {
-        if (!column.IsValid(start + k)) row_internal::SetNullBit(out + row_starts_[k], field);
-      }
-    }
+    row_internal::ForEachNull(column, start, count, [&](int64_t k) {
+      row_internal::SetNullBit(out + row_starts_[k], field);
+    });
   }
   for (int64_t k = 0; k < count; ++k) {
     SLUICE_DCHECK(row_cursors_[k] == row_starts_[k] + row_sizes_[k]);

@@ -46,6 +46,60 @@ struct ChunkContext {
   int64_t byte_budget;         // bytes of the chunk's rows
 };
 
+// Where the nulls of a set of structs are: every struct's null bitset words side by side (to test
+// one field of one struct without touching the struct's first cache line), and for every field
+// the structs in which it is null (to build a field's validity in time proportional to its nulls).
+class NullIndex {
+ public:
+  void Build(const uint8_t* const* bases, int64_t count, int64_t bitset_bytes);
+
+  bool IsNull(int64_t index, int64_t field) const {
+    return (words_[index * words_per_struct_ + (field >> 6)] >> (field & 63)) & 1;
+  }
+  bool FieldHasNulls(int64_t field) const {
+    return field_starts_[field + 1] > field_starts_[field];
+  }
+  /// The structs in which `field` is null, in order.
+  const int32_t* null_begin(int64_t field) const { return rows_.data() + field_starts_[field]; }
+  const int32_t* null_end(int64_t field) const { return rows_.data() + field_starts_[field + 1]; }
+
+ private:
+  int64_t words_per_struct_ = 0;
+  std::vector<uint64_t> words_;
+  std::vector<int32_t> field_starts_;
+  std::vector<int32_t> cursors_;
+  std::vector<int32_t> rows_;
+};
+
+void NullIndex::Build(const uint8_t* const* bases, int64_t count, int64_t bitset_bytes) {
+  words_per_struct_ = bitset_bytes / 8;
+  const int64_t fields = words_per_struct_ * 64;
+  words_.resize(static_cast<size_t>(count * words_per_struct_));
+  field_starts_.assign(static_cast<size_t>(fields + 1), 0);
+  // Copy the words and count the nulls of each field.
+  uint64_t* out = words_.data();
+  for (int64_t i = 0; i < count; ++i) {
+    for (int64_t w = 0; w < words_per_struct_; ++w) {
+      uint64_t word = bits::LoadUnaligned<uint64_t>(bases[i] + w * 8);
+      *out++ = word;
+      for (; word != 0; word &= word - 1) ++field_starts_[w * 64 + std::countr_zero(word) + 1];
+    }
+  }
+  for (int64_t f = 0; f < fields; ++f) field_starts_[f + 1] += field_starts_[f];
+  // List each field's null structs (a counting sort by field).
+  rows_.resize(static_cast<size_t>(field_starts_[fields]));
+  if (rows_.empty()) return;
+  cursors_.assign(field_starts_.begin(), field_starts_.end() - 1);
+  out = words_.data();
+  for (int64_t i = 0; i < count; ++i) {
+    for (int64_t w = 0; w < words_per_struct_; ++w) {
+      for (uint64_t word = *out++; word != 0; word &= word - 1) {
+        rows_[cursors_[w * 64 + std::countr_zero(word)]++] = static_cast<int32_t>(i);
+      }
+    }
+  }
+}
+
 // UnsafeRow-format structs to read one field from: the rows of a chunk, or structs nested in them.
 struct StructSet {
   const uint8_t* const* bases;  // first byte of each struct (its null bitset)
@@ -53,7 +107,7 @@ struct StructSet {
   const int32_t* row_ids;       // the chunk row each struct belongs to
   int64_t count;
   int64_t bitset_bytes;         // bytes of each struct's null bitset
-  const uint64_t* null_union;   // per bitset word, the OR over every struct: zero means no nulls
+  const NullIndex* nulls;
 };
 
 // UnsafeArrayData arrays whose headers have been checked: the element count fits, and the header
@@ -114,6 +168,7 @@ class BitmapBuilder {
     return set;
   }
 
+  void ClearBit(int64_t index) { bits::ClearBit(bytes_.data(), index); }
   void Truncate(int64_t length) { length_ = length; }
   void Reset() { length_ = 0; }
   AlignedBuffer Release() {
@@ -144,11 +199,11 @@ class BitmapBuilder {
 };
 
 bool FieldMayBeNull(const StructSet& structs, int64_t field) {
-  return (structs.null_union[field >> 6] >> (field & 63)) & 1;
+  return structs.nulls->FieldHasNulls(field);
 }
 
-bool FieldIsNull(const uint8_t* base, int64_t field) {
-  return (Load<uint64_t>(base + (field >> 6) * 8) >> (field & 63)) & 1;
+bool FieldIsNull(const StructSet& structs, int64_t index, int64_t field) {
+  return structs.nulls->IsNull(index, field);
 }
 
 bool ElementIsNull(const uint8_t* array, int64_t element) {
@@ -282,13 +337,13 @@ class ColumnAppender {
   }
 
   void AppendFieldValidity(const StructSet& structs, int64_t field) {
-    if (!FieldMayBeNull(structs, field)) {
-      validity_.AppendSet(structs.count);
-      return;
+    const int64_t start = validity_.length();
+    validity_.AppendSet(structs.count);
+    const int32_t* end = structs.nulls->null_end(field);
+    for (const int32_t* null = structs.nulls->null_begin(field); null != end; ++null) {
+      validity_.ClearBit(start + *null);
     }
-    const int64_t set = validity_.Append(
-        structs.count, [&](int64_t i) { return !FieldIsNull(structs.bases[i], field); });
-    null_count_ += structs.count - set;
+    null_count_ += end - structs.nulls->null_begin(field);
   }
 
   void AppendElementValidity(const uint8_t* array, int64_t elements) {
@@ -479,7 +534,7 @@ class LargeDecimalAppender final : public ColumnAppender {
     __int128* out = AppendValues(structs.count);
     for (int64_t i = 0; i < structs.count; ++i) {
       out[i] = 0;
-      if (may_be_null && FieldIsNull(structs.bases[i], field)) continue;
+      if (may_be_null && FieldIsNull(structs, i, field)) continue;
       SLUICE_RETURN_NOT_OK(Read(context, structs.row_ids[i], structs.bases[i], structs.sizes[i],
                                 structs.bases[i] + slot, &out[i]));
     }
@@ -544,6 +599,20 @@ class LargeDecimalAppender final : public ColumnAppender {
   AlignedBuffer values_;
 };
 
+// Bytes a short value is copied as: a fixed-size copy is a couple of vector moves, a memcpy of a
+// variable size is a call. The byte buffer keeps this much slack past its end for it.
+constexpr int64_t kShortCopyBytes = 32;
+
+// Copies a value of `size` bytes whose source has `room` readable bytes (up to the end of its
+// row or array) to `dest`, which has kShortCopyBytes of slack past the value.
+inline void CopyValue(uint8_t* dest, const uint8_t* source, int64_t size, int64_t room) {
+  if (size <= kShortCopyBytes && room >= kShortCopyBytes) {
+    std::memcpy(dest, source, kShortCopyBytes);
+  } else {
+    std::memcpy(dest, source, static_cast<size_t>(size));
+  }
+}
+
 // Strings and binaries: int32 offsets and one byte buffer, each value copied once.
 class BinaryAppender final : public ColumnAppender {
  public:
@@ -560,7 +629,7 @@ class BinaryAppender final : public ColumnAppender {
     int64_t end = start;
     // First pass: check every slot and compute the offsets.
     for (int64_t i = 0; i < structs.count; ++i) {
-      if (!(may_be_null && FieldIsNull(structs.bases[i], field))) {
+      if (!(may_be_null && FieldIsNull(structs, i, field))) {
         const uint8_t* bytes = nullptr;
         int32_t size = 0;
         SLUICE_RETURN_NOT_OK(ReadVariableSlot(context, structs.row_ids[i], structs.bases[i],
@@ -573,18 +642,20 @@ class BinaryAppender final : public ColumnAppender {
       ends[i] = static_cast<int32_t>(std::min(end, kMaxOffset));
     }
     SLUICE_RETURN_NOT_OK(CheckOffsets(end));
-    // Second pass: copy the bytes (a null or empty value has nothing to copy).
-    bytes_.Resize(end);
+    // Second pass: copy the bytes (a null or empty value has nothing to copy). Values are
+    // copied in order, so what a short copy writes past a value the next one overwrites.
+    bytes_.Resize(end + kShortCopyBytes);
     int64_t position = start;
     for (int64_t i = 0; i < structs.count; ++i) {
       const int64_t size = ends[i] - position;
       if (size > 0) {
-        const uint64_t packed = Load<uint64_t>(structs.bases[i] + slot);
-        std::memcpy(bytes_.data() + position, structs.bases[i] + SlotOffset(packed),
-                    static_cast<size_t>(size));
+        const int32_t offset = SlotOffset(Load<uint64_t>(structs.bases[i] + slot));
+        CopyValue(bytes_.data() + position, structs.bases[i] + offset, size,
+                  structs.sizes[i] - offset);
       }
       position = ends[i];
     }
+    bytes_.Resize(end);
     AppendFieldValidity(structs, field);
     length_ += structs.count;
     return Status::OK();
@@ -613,7 +684,7 @@ class BinaryAppender final : public ColumnAppender {
       }
     }
     SLUICE_RETURN_NOT_OK(CheckOffsets(end));
-    bytes_.Resize(end);
+    bytes_.Resize(end + kShortCopyBytes);
     int64_t position = start;
     index = 0;
     for (int64_t k = 0; k < arrays.count; ++k) {
@@ -622,14 +693,15 @@ class BinaryAppender final : public ColumnAppender {
       for (int64_t e = 0; e < elements; ++e, ++index) {
         const int64_t size = ends[index] - position;
         if (size > 0) {
-          const uint64_t packed = Load<uint64_t>(slots + e * kWordBytes);
-          std::memcpy(bytes_.data() + position, arrays.bases[k] + SlotOffset(packed),
-                      static_cast<size_t>(size));
+          const int32_t offset = SlotOffset(Load<uint64_t>(slots + e * kWordBytes));
+          CopyValue(bytes_.data() + position, arrays.bases[k] + offset, size,
+                    arrays.sizes[k] - offset);
         }
         position = ends[index];
       }
       AppendElementValidity(arrays.bases[k], elements);
     }
+    bytes_.Resize(end);
     length_ += arrays.total_elements;
     return Status::OK();
   }
@@ -816,7 +888,7 @@ class ListAppender final : public OffsetsAppender {
     arrays_.Clear();
     int64_t claimed = 0;
     for (int64_t i = 0; i < structs.count; ++i) {
-      if (!(may_be_null && FieldIsNull(structs.bases[i], field))) {
+      if (!(may_be_null && FieldIsNull(structs, i, field))) {
         SLUICE_RETURN_NOT_OK(AddArray(context, structs.row_ids[i], structs.bases[i],
                                       structs.sizes[i], structs.bases[i] + slot, &claimed));
       }
@@ -923,7 +995,7 @@ class MapAppender final : public OffsetsAppender {
     values_.Clear();
     int64_t claimed = 0;
     for (int64_t i = 0; i < structs.count; ++i) {
-      if (!(may_be_null && FieldIsNull(structs.bases[i], field))) {
+      if (!(may_be_null && FieldIsNull(structs, i, field))) {
         SLUICE_RETURN_NOT_OK(AddMap(context, structs.row_ids[i], structs.bases[i],
                                     structs.sizes[i], structs.bases[i] + slot, &claimed));
       }
@@ -1053,8 +1125,7 @@ class StructAppender final : public ColumnAppender {
         children_(std::move(children)),
         null_row_(null_row),
         bitset_bytes_(BitsetBytes(static_cast<int64_t>(children_.size()))),
-        fixed_bytes_(RowFixedBytes(static_cast<int64_t>(children_.size()))),
-        null_union_(static_cast<size_t>(bitset_bytes_ / 8) + 1) {
+        fixed_bytes_(RowFixedBytes(static_cast<int64_t>(children_.size()))) {
     for (auto& child : children_) child->set_parent(this);
   }
 
@@ -1065,7 +1136,7 @@ class StructAppender final : public ColumnAppender {
     Resize(structs.count);
     int64_t claimed = 0;
     for (int64_t i = 0; i < structs.count; ++i) {
-      if (may_be_null && FieldIsNull(structs.bases[i], field)) {
+      if (may_be_null && FieldIsNull(structs, i, field)) {
         bases_[i] = null_row_;
         sizes_[i] = static_cast<int32_t>(fixed_bytes_);
         continue;
@@ -1138,13 +1209,8 @@ class StructAppender final : public ColumnAppender {
 
   // Hands the nested structs in bases_ and sizes_ to the children, one field each.
   Status AppendNested(int64_t count, const int32_t* row_ids, const ChunkContext& context) {
-    const int64_t words = bitset_bytes_ / 8;
-    std::fill(null_union_.begin(), null_union_.end(), 0);
-    for (int64_t i = 0; i < count; ++i) {
-      for (int64_t w = 0; w < words; ++w) null_union_[w] |= Load<uint64_t>(bases_[i] + w * 8);
-    }
-    const StructSet nested{bases_.data(), sizes_.data(), row_ids,          count,
-                           bitset_bytes_, null_union_.data()};
+    nulls_.Build(bases_.data(), count, bitset_bytes_);
+    const StructSet nested{bases_.data(), sizes_.data(), row_ids, count, bitset_bytes_, &nulls_};
     for (size_t j = 0; j < children_.size(); ++j) {
       SLUICE_RETURN_NOT_OK(children_[j]->AppendFields(nested, static_cast<int64_t>(j), context));
     }
@@ -1159,7 +1225,7 @@ class StructAppender final : public ColumnAppender {
   std::vector<const uint8_t*> bases_;
   std::vector<int32_t> sizes_;
   std::vector<int32_t> row_ids_;
-  std::vector<uint64_t> null_union_;
+  NullIndex nulls_;
 };
 
 // Builds the appender tree of one type; string appenders are also listed in `strings`.
@@ -1234,6 +1300,13 @@ int64_t LargestStructFixedBytes(const DataType& type) {
 }
 
 }  // namespace
+
+// Scratch for the top-level rows of one chunk.
+struct ChunkScratch {
+  std::vector<int32_t> row_ids;  // 0, 1, 2, ...: the rows' indices in the chunk
+  NullIndex nulls;
+};
+
 }  // namespace row_internal
 
 using row_internal::ColumnAppender;
@@ -1266,10 +1339,9 @@ Result<std::unique_ptr<RowToColumnarConverter>> RowToColumnarConverter::Make(
     converter->columns_.push_back(row_internal::MakeAppender(
         *field.type, field.name, null_row, &converter->string_appenders_));
   }
-  converter->chunk_row_ids_.resize(row_internal::kMaxChunkRows);
-  for (int32_t i = 0; i < row_internal::kMaxChunkRows; ++i) converter->chunk_row_ids_[i] = i;
-  converter->chunk_null_union_.resize(
-      static_cast<size_t>(row_internal::BitsetBytes(field_count) / 8) + 1);
+  converter->chunk_ = std::make_unique<row_internal::ChunkScratch>();
+  converter->chunk_->row_ids.resize(row_internal::kMaxChunkRows);
+  for (int32_t i = 0; i < row_internal::kMaxChunkRows; ++i) converter->chunk_->row_ids[i] = i;
   return converter;
 }
 
@@ -1325,14 +1397,9 @@ Status RowToColumnarConverter::AppendChunk(const uint8_t* const* rows, const int
   const row_internal::ChunkContext context{rows, first_row, bytes};
   const auto field_count = static_cast<int64_t>(columns_.size());
   const int64_t bitset_bytes = row_internal::BitsetBytes(field_count);
-  std::fill(chunk_null_union_.begin(), chunk_null_union_.end(), 0);
-  for (int64_t i = 0; i < count; ++i) {
-    for (int64_t w = 0; w < bitset_bytes / 8; ++w) {
-      chunk_null_union_[w] |= bits::LoadUnaligned<uint64_t>(rows[i] + w * 8);
-    }
-  }
-  const row_internal::StructSet set{rows,         sizes,       chunk_row_ids_.data(), count,
-                                    bitset_bytes, chunk_null_union_.data()};
+  chunk_->nulls.Build(rows, count, bitset_bytes);
+  const row_internal::StructSet set{rows,         sizes, chunk_->row_ids.data(), count,
+                                    bitset_bytes, &chunk_->nulls};
   for (int64_t c = 0; c < field_count; ++c) {
     SLUICE_RETURN_NOT_OK(columns_[c]->AppendFields(set, c, context));
   }

@@ -43,6 +43,7 @@ struct RowToColumnarOptions {
 
 namespace row_internal {
 class ColumnAppender;
+struct ChunkScratch;
 }  // namespace row_internal
 
 /// Converts Spark UnsafeRows of one schema into Arrow columns.
@@ -91,9 +92,8 @@ class RowToColumnarConverter {
   std::vector<row_internal::ColumnAppender*> string_appenders_;
   // A row whose null bits are all set: what the fields of a null struct read.
   std::vector<uint64_t> null_row_;
-  // Scratch for one chunk: row indices and the OR of each null-bitset word.
-  std::vector<int32_t> chunk_row_ids_;
-  std::vector<uint64_t> chunk_null_union_;
+  // Scratch for the rows of one chunk.
+  std::unique_ptr<row_internal::ChunkScratch> chunk_;
 };
 
 }  // namespace sluice
