@@ -104,6 +104,9 @@ typename Hash::State HashBigIntegerBytes(unsigned __int128 value, typename Hash:
   return Hash::HashBytes(big_endian + 16 - byte_count, byte_count, seed);
 }
 
+// Values up to this many bytes are hashed with a fixed number of word rounds.
+constexpr int64_t kShortStringBytes = 32;
+
 // Spark's hashUnsafeBytes with the 0 to 3 tail bytes mixed without a branch on their count.
 // Random string lengths make the tail loop's exit unpredictable, and its mispredictions cost more
 // than always computing three rounds and keeping the ones that exist. Values of 4 bytes or more
@@ -115,9 +118,21 @@ typename Hash::State HashStringBytes(const uint8_t* data, int64_t length,
   if constexpr (std::is_same_v<Hash, MurmurHash3Spark>) {
     if (length < 4) return Hash::HashBytes(data, length, seed);
     uint32_t h1 = seed;
-    const int64_t aligned = length & ~int64_t{3};
-    for (int64_t i = 0; i < aligned; i += 4) {
-      h1 = Hash::MixH1(h1, Hash::MixK1(bits::LoadUnaligned<uint32_t>(data + i)));
+    if (length <= kShortStringBytes) {
+      // Short values: always eight word rounds, unrolled, keeping those below the length, so
+      // no branch depends on the length. Absent words read the last full word instead.
+      const int64_t word_count = length >> 2;
+      for (int64_t word = 0; word < kShortStringBytes / 4; ++word) {
+        const int64_t offset = std::min(4 * word, length - 4);
+        const uint32_t mixed =
+            Hash::MixH1(h1, Hash::MixK1(bits::LoadUnaligned<uint32_t>(data + offset)));
+        h1 = word < word_count ? mixed : h1;
+      }
+    } else {
+      const int64_t aligned = length & ~int64_t{3};
+      for (int64_t i = 0; i < aligned; i += 4) {
+        h1 = Hash::MixH1(h1, Hash::MixK1(bits::LoadUnaligned<uint32_t>(data + i)));
+      }
     }
     const auto tail_count = static_cast<int>(length & 3);
     const uint32_t last_word = bits::LoadUnaligned<uint32_t>(data + length - 4);

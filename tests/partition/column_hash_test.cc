@@ -425,8 +425,13 @@ TEST(ColumnHashTest, DecimalPrecisionDecidesBetweenLongAndBytes) {
   EXPECT_EQ(MurmurOf(batch, {1})[0], HashByteVector<Murmur>({0xcf, 0xc7}, kSeed));
 }
 
-TEST(ColumnHashTest, BinaryLikeTypesHashTheirBytesWithEveryTailLength) {
-  const std::string all = "abcdefghij\xe2\x82\xac";
+TEST(ColumnHashTest, BinaryLikeTypesHashTheirBytesAtEveryLength) {
+  // Every length from 0 to 70 bytes: both sides of the kernel's 32-byte short-value path, every
+  // tail, and bytes with the top bit set (sign-extended in Spark's tail).
+  std::string all;
+  for (int k = 0; k < 70; ++k) {
+    all.push_back(static_cast<char>(k % 3 == 0 ? 0x80 + k : 'a' + k % 26));
+  }
   for (const TypePtr& type :
        {DataType::Utf8(), DataType::LargeUtf8(), DataType::Binary(), DataType::LargeBinary()}) {
     BatchMaker maker({MakeField("s", type)});
@@ -434,10 +439,15 @@ TEST(ColumnHashTest, BinaryLikeTypesHashTheirBytesWithEveryTailLength) {
       maker[0].AppendString(std::string_view(all).substr(0, length));
     }
     maker[0].AppendNull();
-    const auto hashes = MurmurOf(maker.Finish());
+    const RecordBatch batch = maker.Finish();
+    const auto hashes = MurmurOf(batch);
+    const auto xx = XxOf(batch);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(all.data());
     for (size_t length = 0; length <= all.size(); ++length) {
-      EXPECT_EQ(hashes[length], Murmur::HashBytes(reinterpret_cast<const uint8_t*>(all.data()),
-                                                  static_cast<int64_t>(length), kSeed))
+      const auto size = static_cast<int64_t>(length);
+      EXPECT_EQ(hashes[length], Murmur::HashBytes(bytes, size, kSeed))
+          << type->ToString() << " length " << length;
+      EXPECT_EQ(xx[length], Xx::HashBytes(bytes, size, Xx::kSeed))
           << type->ToString() << " length " << length;
     }
     EXPECT_EQ(hashes.back(), kSeed);
@@ -723,7 +733,7 @@ TEST(ColumnHashPropertyTest, RandomSchemasEqualScalarReference) {
     const SchemaPtr schema = testing::RandomSchema(rng, 5, 3);
     const testing::RandomBatchOptions options{.null_probability = round % 3 == 0 ? 0.0 : 0.3,
                                               .max_list_length = 5,
-                                              .max_string_length = 20};
+                                              .max_string_length = round % 2 == 0 ? 20 : 45};
     const RecordBatch batch = testing::RandomBatch(schema, 130, rng(), options);
     CheckBatchAgainstReference(batch, "random schema round " + std::to_string(round));
     CheckBatchAgainstReference(batch.Slice(3, 100),
