@@ -60,6 +60,7 @@ class SegmentEncoder::Impl {
     }
     column_sources_.resize(columns_.size());
     codec_ = options.codec;
+    min_compress_bytes_ = options.min_compress_bytes;
   }
 
   Status Init(const Schema& schema, const SegmentEncoderOptions& options) {
@@ -249,14 +250,18 @@ class SegmentEncoder::Impl {
         continue;
       }
       const uint8_t* source = buffer.direct != nullptr ? buffer.direct : buffer.destination;
-      const int64_t capacity = compressor_->MaxCompressedSize(buffer.size);
+      const bool try_codec = buffer.size >= min_compress_bytes_;
+      const int64_t capacity = try_codec ? compressor_->MaxCompressedSize(buffer.size) : 0;
       const int64_t start = out->size();
       out->Reserve(start + ipc::kCompressedLengthPrefixSize + std::max(capacity, buffer.size) +
                    kBufferAlignment);
       uint8_t* prefix = out->data() + start;
       uint8_t* payload = prefix + ipc::kCompressedLengthPrefixSize;
-      SLUICE_ASSIGN_OR_RAISE(int64_t compressed,
-                             compressor_->Compress(source, buffer.size, payload, capacity));
+      int64_t compressed = buffer.size;
+      if (try_codec) {
+        SLUICE_ASSIGN_OR_RAISE(compressed,
+                               compressor_->Compress(source, buffer.size, payload, capacity));
+      }
       int64_t stored = compressed;
       if (compressed >= buffer.size) {
         // Compression does not pay: store the bytes as they are (Arrow's -1 length).
@@ -274,6 +279,7 @@ class SegmentEncoder::Impl {
   }
 
   CompressionCodec codec_ = CompressionCodec::kNone;
+  int64_t min_compress_bytes_ = 0;
   std::unique_ptr<Compressor> compressor_;
   std::vector<std::unique_ptr<ipc::ColumnGather>> columns_;
   int node_count_ = 0;
