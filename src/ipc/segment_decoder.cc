@@ -105,7 +105,7 @@ class SegmentDecoder::Impl {
       SLUICE_ASSIGN_OR_RAISE(Message message, ReadMessage());
       if (message.end_of_stream) {
         finished_ = true;
-        if (!file_format_ && position_ != size_) {
+        if (!file_format_ && !options_.allow_trailing_bytes && position_ != size_) {
           return CorruptAt(position_, size_ - position_,
                            " bytes follow the end-of-stream marker; the segment bounds are wrong");
         }

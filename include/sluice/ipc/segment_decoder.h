@@ -27,6 +27,11 @@ struct SegmentDecoderOptions {
   /// Upper bound of the bytes one block may decompress to. Protects against a corrupt length
   /// prefix asking for an absurd allocation. Default 2 GiB, above any block a writer makes.
   int64_t max_block_bytes = int64_t{2} << 30;
+  /// Whether bytes may follow a stream's end-of-stream marker. Default false: trailing bytes are
+  /// an error, which catches wrong segment bounds. True lets a reader decode streams laid back
+  /// to back without knowing where each ends (a fetched block of several partitions): Next()
+  /// stops at each marker and position() says where the next stream starts.
+  bool allow_trailing_bytes = false;
 };
 
 /// What a decoder has done since it was made.
