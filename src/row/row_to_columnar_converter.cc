@@ -302,9 +302,10 @@ class ColumnAppender {
 
  protected:
   // Builds a Corrupt status for the value read at `at`, inside row `row_id` of the chunk.
+  // (Cold and out of line: the checks on the hot path stay small.)
   template <typename... Parts>
-  Status Corrupt(const ChunkContext& context, int32_t row_id, const uint8_t* at,
-                 Parts&&... parts) const {
+  [[gnu::cold, gnu::noinline]] Status Corrupt(const ChunkContext& context, int32_t row_id,
+                                              const uint8_t* at, Parts&&... parts) const {
     return Status::Corrupt("UnsafeRow ", context.first_row + row_id, ", column ", path_,
                            ", byte offset ", at - context.rows[row_id], ": ",
                            std::forward<Parts>(parts)...);
@@ -346,12 +347,21 @@ class ColumnAppender {
     null_count_ += end - structs.nulls->null_begin(field);
   }
 
-  void AppendElementValidity(const uint8_t* array, int64_t elements) {
-    if (!ArrayHasNulls(array, elements)) {
-      validity_.AppendSet(elements);
-      return;
+  // Appends the validity of the elements of every array; arrays without nulls in a row cost
+  // one append together.
+  void AppendElementValidity(const ArraySet& arrays) {
+    int64_t valid_run = 0;
+    for (int64_t k = 0; k < arrays.count; ++k) {
+      const int64_t elements = arrays.lengths[k];
+      if (!ArrayHasNulls(arrays.bases[k], elements)) {
+        valid_run += elements;
+        continue;
+      }
+      validity_.AppendSet(valid_run);
+      valid_run = 0;
+      null_count_ += elements - validity_.AppendInverted(arrays.bases[k] + kWordBytes, elements);
     }
-    null_count_ += elements - validity_.AppendInverted(array + kWordBytes, elements);
+    validity_.AppendSet(valid_run);
   }
 
   ArrayData BaseView() const {
@@ -416,8 +426,8 @@ class FixedAppender final : public ColumnAppender {
         }
       }
       out += elements;
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     length_ += arrays.total_elements;
     return Status::OK();
   }
@@ -465,8 +475,8 @@ class BooleanAppender final : public ColumnAppender {
       const int64_t elements = arrays.lengths[k];
       const uint8_t* data = arrays.bases[k] + ArrayHeaderBytes(elements);
       values_.Append(elements, [&](int64_t e) { return data[e] != 0; });
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     length_ += arrays.total_elements;
     return Status::OK();
   }
@@ -555,8 +565,8 @@ class LargeDecimalAppender final : public ColumnAppender {
                                   slots + e * kWordBytes, &out[e]));
       }
       out += elements;
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     length_ += arrays.total_elements;
     return Status::OK();
   }
@@ -699,8 +709,8 @@ class BinaryAppender final : public ColumnAppender {
         }
         position = ends[index];
       }
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     bytes_.Resize(end);
     length_ += arrays.total_elements;
     return Status::OK();
@@ -775,8 +785,10 @@ class BinaryAppender final : public ColumnAppender {
 
 // Checks the header of the UnsafeArrayData of `size` bytes at `array`: a non-negative element
 // count within int32, and room for the header and `width`-byte elements.
-Status CheckArrayHeader(const ChunkContext& context, const std::string& path, int32_t row_id,
-                        const uint8_t* array, int64_t size, int64_t width, int64_t* elements) {
+[[gnu::cold, gnu::noinline]] Status BadArrayHeader(const ChunkContext& context,
+                                                   const std::string& path, int32_t row_id,
+                                                   const uint8_t* array, int64_t size,
+                                                   int64_t width) {
   const auto fail = [&](auto&&... parts) {
     return Status::Corrupt("UnsafeRow ", context.first_row + row_id, ", column ", path,
                            ", byte offset ", array - context.rows[row_id], ": ", parts...);
@@ -788,37 +800,52 @@ Status CheckArrayHeader(const ChunkContext& context, const std::string& path, in
   if (count < 0 || count > std::numeric_limits<int32_t>::max()) {
     return fail("an array claims ", count, " elements");
   }
-  const int64_t needed = ArrayHeaderBytes(count) + count * width;
-  if (needed > size) {
-    return fail("an array of ", count, " elements needs at least ", needed, " bytes, it has ",
-                size);
+  return fail("an array of ", count, " elements needs at least ",
+              ArrayHeaderBytes(count) + count * width, " bytes, it has ", size);
+}
+
+inline Status CheckArrayHeader(const ChunkContext& context, const std::string& path,
+                               int32_t row_id, const uint8_t* array, int64_t size, int64_t width,
+                               int64_t* elements) {
+  if (size >= kWordBytes) {
+    const int64_t count = Load<int64_t>(array);
+    if (count >= 0 && count <= std::numeric_limits<int32_t>::max() &&
+        ArrayHeaderBytes(count) + count * width <= size) {
+      *elements = count;
+      return Status::OK();
+    }
   }
-  *elements = count;
-  return Status::OK();
+  return BadArrayHeader(context, path, row_id, array, size, width);
 }
 
 // Arrays (and the key and value arrays of maps) found by a list or map appender, kept as the
 // ArraySet handed to the child appender.
 class ArraySetBuilder {
  public:
-  void Clear() {
-    bases_.clear();
-    sizes_.clear();
-    lengths_.clear();
-    row_ids_.clear();
+  /// Empties the set and makes room for up to `capacity` arrays.
+  void Clear(int64_t capacity) {
+    if (static_cast<int64_t>(bases_.size()) < capacity) {
+      const auto size = static_cast<size_t>(capacity);
+      bases_.resize(size);
+      sizes_.resize(size);
+      lengths_.resize(size);
+      row_ids_.resize(size);
+    }
+    count_ = 0;
     total_ = 0;
   }
   void Add(const uint8_t* base, int32_t size, int64_t length, int32_t row_id) {
-    bases_.push_back(base);
-    sizes_.push_back(size);
-    lengths_.push_back(static_cast<int32_t>(length));
-    row_ids_.push_back(row_id);
+    bases_[count_] = base;
+    sizes_[count_] = size;
+    lengths_[count_] = static_cast<int32_t>(length);
+    row_ids_[count_] = row_id;
+    ++count_;
     total_ += length;
   }
   int64_t total() const { return total_; }
   ArraySet Set() const {
-    return ArraySet{bases_.data(),   sizes_.data(), lengths_.data(), row_ids_.data(),
-                    static_cast<int64_t>(bases_.size()), total_};
+    return ArraySet{bases_.data(), sizes_.data(), lengths_.data(), row_ids_.data(), count_,
+                    total_};
   }
 
  private:
@@ -826,6 +853,7 @@ class ArraySetBuilder {
   std::vector<int32_t> sizes_;
   std::vector<int32_t> lengths_;
   std::vector<int32_t> row_ids_;
+  int64_t count_ = 0;
   int64_t total_ = 0;
 };
 
@@ -885,7 +913,7 @@ class ListAppender final : public OffsetsAppender {
     const bool may_be_null = FieldMayBeNull(structs, field);
     int32_t* ends = AppendOffsets(structs.count);
     const int64_t start = ends[-1];
-    arrays_.Clear();
+    arrays_.Clear(structs.count);
     int64_t claimed = 0;
     for (int64_t i = 0; i < structs.count; ++i) {
       if (!(may_be_null && FieldIsNull(structs, i, field))) {
@@ -904,7 +932,7 @@ class ListAppender final : public OffsetsAppender {
   Status AppendElements(const ArraySet& arrays, const ChunkContext& context) override {
     int32_t* ends = AppendOffsets(arrays.total_elements);
     const int64_t start = ends[-1];
-    arrays_.Clear();
+    arrays_.Clear(arrays.total_elements);
     int64_t claimed = 0;
     int64_t index = 0;
     for (int64_t k = 0; k < arrays.count; ++k) {
@@ -917,8 +945,8 @@ class ListAppender final : public OffsetsAppender {
         }
         ends[index] = static_cast<int32_t>(std::min(start + arrays_.total(), kMaxOffset));
       }
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     SLUICE_RETURN_NOT_OK(CheckOffsets(start + arrays_.total()));
     SLUICE_RETURN_NOT_OK(element_->AppendElements(arrays_.Set(), context));
     length_ += arrays.total_elements;
@@ -991,8 +1019,8 @@ class MapAppender final : public OffsetsAppender {
     const bool may_be_null = FieldMayBeNull(structs, field);
     int32_t* ends = AppendOffsets(structs.count);
     const int64_t start = ends[-1];
-    keys_.Clear();
-    values_.Clear();
+    keys_.Clear(structs.count);
+    values_.Clear(structs.count);
     int64_t claimed = 0;
     for (int64_t i = 0; i < structs.count; ++i) {
       if (!(may_be_null && FieldIsNull(structs, i, field))) {
@@ -1011,8 +1039,8 @@ class MapAppender final : public OffsetsAppender {
   Status AppendElements(const ArraySet& arrays, const ChunkContext& context) override {
     int32_t* ends = AppendOffsets(arrays.total_elements);
     const int64_t start = ends[-1];
-    keys_.Clear();
-    values_.Clear();
+    keys_.Clear(arrays.total_elements);
+    values_.Clear(arrays.total_elements);
     int64_t claimed = 0;
     int64_t index = 0;
     for (int64_t k = 0; k < arrays.count; ++k) {
@@ -1025,8 +1053,8 @@ class MapAppender final : public OffsetsAppender {
         }
         ends[index] = static_cast<int32_t>(std::min(start + keys_.total(), kMaxOffset));
       }
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     SLUICE_RETURN_NOT_OK(CheckOffsets(start + keys_.total()));
     SLUICE_RETURN_NOT_OK(AppendEntries(context));
     length_ += arrays.total_elements;
@@ -1174,8 +1202,8 @@ class StructAppender final : public ColumnAppender {
         SLUICE_RETURN_NOT_OK(
             CheckBudget(context, claimed, arrays.row_ids[k], slots + e * kWordBytes));
       }
-      AppendElementValidity(arrays.bases[k], elements);
     }
+    AppendElementValidity(arrays);
     return AppendNested(arrays.total_elements, row_ids_.data(), context);
   }
 
