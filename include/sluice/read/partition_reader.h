@@ -1,0 +1,198 @@
+// PartitionReader: the reduce side of a shuffle. Many map outputs in, right-sized Arrow batches
+// out.
+//
+// A reduce task reads one partition, or a range of partitions, from every map output of a
+// shuffle: thousands of small Arrow IPC streams. The reader turns them into the batches a
+// query engine wants, in map order (all rows of source 0, then source 1, ...; within a source,
+// partition by partition), and keeps the cost proportional to bytes:
+// - one SegmentDecoder for the whole reader: one decompression context per codec, the schema
+//   parsed once per distinct schema bytes, each compressed buffer decompressed once straight
+//   into its final memory, every other buffer used in place;
+// - file ranges are read with one large pread per map output (or per max_read_bytes of whole
+//   partitions) into 64-byte aligned buffers from a small pool; a buffer goes back to the pool
+//   when no batch points into it any more (the batches hold it through their owners);
+// - small consecutive batches, also across map outputs and partitions, are joined into one
+//   (BatchConcatenator) up to a target row count and size; a batch that is already large
+//   enough passes through without a copy;
+// - optionally a background thread reads and decodes ahead while the consumer works.
+// Batches leave through Next() (also as a range-for), TryNext() for hosts that must not block,
+// and the Arrow C Stream Interface (ExportRecordBatchReader in sluice/format/c_data.h).
+//
+// Every byte is untrusted. A truncated or bit-flipped data file, an index that is short, points
+// past the end of the file or decreases, a checksum that does not match: each is an error naming
+// the map output, the partition and the byte offset. With skip_failed_sources the reader instead
+// records the failure, drops that map output's rows, and reads the rest unaffected.
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sluice/format/record_batch_reader.h"
+#include "sluice/ipc/segment_decoder.h"
+#include "sluice/read/segment_source.h"
+
+namespace sluice {
+
+struct PartitionReaderOptions {
+  /// The schema of the batches, when the host knows it (Spark does). Every segment's fields
+  /// must equal it (metadata may differ). Null (the default): the schema of the first segment,
+  /// which Open() then reads, waiting for the first pushed block if a queue comes first; with no
+  /// segment at all the schema has no fields.
+  SchemaPtr schema;
+
+  /// Join consecutive small batches into batches of about target_batch_rows rows and
+  /// target_batch_bytes bytes. Default true: a partition read from 200 map outputs arrives in
+  /// blocks of a few dozen rows, and engines pay per batch. A batch of at least half either
+  /// target passes through unchanged (joining could at most double it, and the copy would cost
+  /// more than the per-batch work it saves); the batches before it are emitted first.
+  bool coalesce = true;
+  /// Rows per output batch at most when coalescing. 8192: the batch size engines use (Spark's
+  /// columnar batch size, the writer's block size).
+  int64_t target_batch_rows = 8192;
+  /// Bytes per output batch at most when coalescing. 4 MiB, as the writer's blocks, so full
+  /// blocks pass through and wide rows do not make huge batches.
+  int64_t target_batch_bytes = int64_t{4} << 20;
+
+  /// Batches a background thread keeps decoded ahead of the consumer; 0 (the default) reads on
+  /// the consumer's thread. A reduce task runs on one of the executor's task slots, and a second
+  /// busy thread per task takes cores Spark has counted for other tasks; turn it on when the
+  /// consumer spends much of its time elsewhere. 2 to 4 hides a file read behind the work on the
+  /// current batch.
+  int32_t read_ahead_batches = 0;
+
+  /// The largest single read of a file range, in bytes: a map output's range is read in pieces
+  /// of whole partitions of at most this size (a larger partition is read whole, since a segment
+  /// is decoded in place). 16 MiB: large enough that a read costs far more than its syscall,
+  /// small enough to bound the memory one map output pins.
+  int64_t max_read_bytes = int64_t{16} << 20;
+  /// Bytes of free read buffers kept for reuse once no batch points into them. 32 MiB: two
+  /// reads of max_read_bytes, or the many small buffers that a batch being coalesced pins (its
+  /// inputs view their read buffers when stored uncompressed), which return together.
+  int64_t pooled_read_bytes = int64_t{32} << 20;
+
+  /// The partition count every index file and offsets list must describe; -1 (the default)
+  /// accepts any count that covers the requested range. Spark knows it (the shuffle's
+  /// numPartitions); giving it turns an index of the wrong length into an error even when the
+  /// range happens to fit.
+  int32_t partition_count = -1;
+
+  /// On a bad map output (unreadable, corrupt, wrong checksum, failed fetch): false (the
+  /// default) stops the reader with the error, after the batches decoded before it; true
+  /// records it in failed_sources(), drops every row of that map output and reads on. Skipping
+  /// holds each map output's batches until the whole output has decoded, so a failure halfway
+  /// through never leaves part of it in the result.
+  bool skip_failed_sources = false;
+
+  /// Limits of the decoder (the largest block it will decompress). `allow_trailing_bytes` is
+  /// managed by the reader.
+  SegmentDecoderOptions decoder;
+};
+
+/// What a reader has done since it was opened.
+struct PartitionReaderMetrics {
+  /// Map outputs read: files, memory blocks and pushed blocks.
+  int64_t sources = 0;
+  /// Map outputs skipped because they failed (see failed_sources()).
+  int64_t failed_sources = 0;
+  /// Bytes read from files, and the reads (preads) that read them, index and checksum files
+  /// included.
+  int64_t bytes_read = 0;
+  int64_t file_reads = 0;
+  /// Read buffers allocated; every other data read reused one from the pool.
+  int64_t read_buffers = 0;
+  /// Partition segments (IPC streams) and blocks (RecordBatch messages) decoded.
+  int64_t segments = 0;
+  int64_t blocks = 0;
+  /// Schema messages parsed; every other segment found its schema in the cache.
+  int64_t schemas_parsed = 0;
+  /// Batches and rows handed to the consumer.
+  int64_t batches = 0;
+  int64_t rows = 0;
+  /// Output batches joined from two or more decoded batches, and the decoded batches that went
+  /// into them.
+  int64_t coalesced_batches = 0;
+  int64_t coalesced_inputs = 0;
+  /// Bytes produced by decompression.
+  int64_t decompressed_bytes = 0;
+  /// Time spent reading files, verifying checksums, decompressing and joining batches.
+  int64_t read_nanos = 0;
+  int64_t checksum_nanos = 0;
+  int64_t decompress_nanos = 0;
+  int64_t coalesce_nanos = 0;
+  /// Time the consumer waited for the read-ahead thread (0 without read-ahead).
+  int64_t wait_nanos = 0;
+};
+
+/// A map output the reader skipped (skip_failed_sources).
+struct SourceFailure {
+  /// Its position in the source list, and for a pushed block its position in its queue.
+  int64_t source_index = 0;
+  int64_t block_index = 0;
+  Status status;
+};
+
+class PartitionReader final : public RecordBatchReader {
+ public:
+  /// Opens a reader over `sources`, read in order. Checks the options and sources; without a
+  /// schema in the options, reads up to the first segment's schema (see
+  /// PartitionReaderOptions::schema). Starts the read-ahead thread when asked.
+  static Result<std::unique_ptr<PartitionReader>> Open(std::vector<SegmentSource> sources,
+                                                       PartitionReaderOptions options = {});
+  /// Stops the read-ahead thread (mid-read if need be) and detaches pushed queues.
+  ~PartitionReader() override;
+  PartitionReader(const PartitionReader&) = delete;
+  PartitionReader& operator=(const PartitionReader&) = delete;
+
+  const SchemaPtr& schema() const override;
+  /// Returns the next batch, waiting for pushed blocks or the read-ahead thread when needed;
+  /// std::nullopt at the end. After an error or the end, returns the same again.
+  Result<std::optional<RecordBatch>> Next() override;
+
+  enum class Poll : uint8_t { kBatch, kNotReady, kEnd };
+  /// Like Next() without waiting: kBatch with `*out` set, kEnd, or kNotReady when the next
+  /// batch needs a block not pushed yet (or, with read-ahead, not decoded yet).
+  Result<Poll> TryNext(RecordBatch* out);
+
+  /// Returns the metrics so far. Thread-safe with the read-ahead thread; call it from the
+  /// consumer's thread.
+  PartitionReaderMetrics metrics() const;
+  /// Returns the map outputs skipped so far, in the order they failed.
+  std::vector<SourceFailure> failed_sources() const;
+
+  /// Walks the batches with range-for: each element is a Result<RecordBatch>; an error is the
+  /// last element.
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Result<RecordBatch>;
+    using difference_type = std::ptrdiff_t;
+    using pointer = value_type*;
+    using reference = value_type&;
+
+    Iterator() = default;
+    reference operator*() { return *current_; }
+    pointer operator->() { return &*current_; }
+    Iterator& operator++();
+    bool operator==(const Iterator& other) const { return reader_ == other.reader_; }
+
+   private:
+    friend class PartitionReader;
+    explicit Iterator(PartitionReader* reader) : reader_(reader) { ++*this; }
+
+    PartitionReader* reader_ = nullptr;
+    std::optional<Result<RecordBatch>> current_;
+  };
+  Iterator begin() { return Iterator(this); }
+  Iterator end() { return Iterator(); }
+
+ private:
+  class Impl;
+  explicit PartitionReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice

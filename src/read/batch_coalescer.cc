@@ -1,0 +1,51 @@
+#include <chrono>
+
+#include "batch_coalescer_internal.h"
+
+namespace sluice::internal {
+
+Status BatchCoalescer::Add(RecordBatch batch, std::deque<RecordBatch>* out) {
+  const int64_t rows = batch.num_rows();
+  if (rows == 0) return Status::OK();
+  const int64_t bytes = batch.ReferencedBytes();
+  if (rows * 2 >= target_rows_ || bytes * 2 >= target_bytes_) {
+    SLUICE_RETURN_NOT_OK(Flush(out));
+    out->push_back(std::move(batch));
+    return Status::OK();
+  }
+  if (held_rows_ + rows > target_rows_ || held_bytes_ + bytes > target_bytes_) {
+    SLUICE_RETURN_NOT_OK(Flush(out));
+  }
+  held_rows_ += rows;
+  held_bytes_ += bytes;
+  held_.push_back(std::move(batch));
+  if (held_rows_ == target_rows_) return Flush(out);
+  return Status::OK();
+}
+
+Status BatchCoalescer::Flush(std::deque<RecordBatch>* out) {
+  if (held_.empty()) return Status::OK();
+  if (held_.size() == 1) {
+    out->push_back(std::move(held_.front()));
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    if (concatenator_ == nullptr) {
+      SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(held_.front().schema()));
+    }
+    pointers_.clear();
+    for (const RecordBatch& batch : held_) pointers_.push_back(&batch);
+    SLUICE_ASSIGN_OR_RAISE(RecordBatch joined, concatenator_->Concatenate(pointers_));
+    out->push_back(std::move(joined));
+    counters_.coalesced_batches += 1;
+    counters_.coalesced_inputs += static_cast<int64_t>(held_.size());
+    counters_.coalesce_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count();
+  }
+  held_.clear();
+  held_rows_ = 0;
+  held_bytes_ = 0;
+  return Status::OK();
+}
+
+}  // namespace sluice::internal
