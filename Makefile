@@ -10,6 +10,7 @@ FUZZ_SECONDS ?= 60
 CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 
 .PHONY: all deps build build-asan test test-unit test-asan test-interop test-fuzz demo bench format clean
+.PHONY: spark-deps jar test-spark spark-demo
 
 all: build
 
@@ -30,7 +31,7 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 ## test: every test: unit tests, the same under ASan+UBSan, pyarrow interop, bounded fuzzing.
-test: test-unit test-asan test-interop test-fuzz
+test: test-unit test-asan test-interop test-fuzz test-spark
 	@echo "make test: all suites passed"
 
 test-unit: build
@@ -46,6 +47,21 @@ test-interop: build
 
 test-fuzz: build-asan
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzzers.sh $(ASAN_BUILD)
+
+## Spark plugin: jar (build/sluice-spark.jar), its tests on a local cluster, and a demo.
+spark-deps:
+	@scripts/spark-deps.sh
+
+jar: spark-deps build
+	@cmake -S . -B $(BUILD) >/dev/null  # finds the JDK spark-deps may just have installed
+	cmake --build $(BUILD) --target sluice_jni -j $(JOBS)
+	@scripts/spark-jar.sh $(BUILD)
+
+test-spark: jar
+	SLUICE_SPARK_JAR=$(CURDIR)/$(BUILD)/sluice-spark.jar python3 -m pytest -q tests/spark
+
+spark-demo: jar
+	@scripts/spark-demo.sh $(CURDIR)/$(BUILD)/sluice-spark.jar
 
 ## demo: the main job on generated data.
 demo: build

@@ -1,0 +1,170 @@
+// JNI entry points of the reduce side: fetched Sluice blocks in, UnsafeRows in native memory out.
+//
+// Spark's ShuffleBlockFetcherIterator hands the reader one block per map output: that output's
+// bytes for the requested partitions, which are Arrow IPC streams back to back (one per
+// non-empty partition). The JVM loads each block once; the reader decodes it with one
+// SegmentDecoder (schema cached, decompression contexts reused) and converts each batch straight
+// into UnsafeRows (ColumnarToRowConverter) in a buffer it reuses. The JVM points one UnsafeRow at
+// each row in turn, reading the offsets and sizes arrays in place: one JNI call per batch, none
+// per row, no Arrow data crossing into the JVM.
+#include <jni.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "jni_bridge.h"
+#include "sluice/base/aligned_buffer.h"
+#include "sluice/ipc/segment_decoder.h"
+#include "sluice/row/columnar_to_row_converter.h"
+#include "sluice/row/spark_type.h"
+#include "sluice/row/unsafe_row_batch.h"
+
+namespace sluice::jni {
+namespace {
+
+/// The reduce side of one task: the current block, its decoder position and the rows of the
+/// last batch.
+class RowReader {
+ public:
+  static Result<std::unique_ptr<RowReader>> Make(const std::string& schema_text) {
+    SLUICE_ASSIGN_OR_RAISE(SchemaPtr schema, SchemaFromSparkCatalogString(schema_text));
+    SLUICE_ASSIGN_OR_RAISE(auto converter, ColumnarToRowConverter::Make(schema));
+    return std::unique_ptr<RowReader>(new RowReader(std::move(converter)));
+  }
+
+  /// Makes room for a block of `size` bytes and returns where the JVM copies it.
+  uint8_t* PrepareBlock(int64_t size) {
+    block_.Resize(size);
+    return block_.data();
+  }
+
+  /// Starts decoding the block just copied in. `name` names it in errors.
+  void BeginBlock(std::string name) {
+    block_name_ = std::move(name);
+    position_ = 0;
+    stream_index_ = 0;
+    in_stream_ = false;
+  }
+
+  /// Decodes the next batch of the block into rows; returns its row count, 0 at the block's end.
+  Result<int64_t> NextRows() {
+    rows_.Clear();
+    while (true) {
+      if (!in_stream_) {
+        if (position_ >= block_.size()) return int64_t{0};
+        SLUICE_RETURN_NOT_OK(decoder_.Begin(
+            block_.data() + position_, block_.size() - position_, nullptr,
+            block_name_ + " stream " + std::to_string(stream_index_), position_));
+        in_stream_ = true;
+      }
+      SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder_.Next());
+      if (!batch.has_value()) {
+        const int64_t consumed = decoder_.position();
+        if (consumed <= 0) {
+          return Status::Corrupt(block_name_, ": stream ", stream_index_, " at byte offset ",
+                                 position_, " ends without consuming bytes");
+        }
+        position_ += consumed;
+        ++stream_index_;
+        in_stream_ = false;
+        continue;
+      }
+      if (batch->num_rows() == 0) continue;
+      SLUICE_RETURN_NOT_OK(converter_->Convert(*batch, 0, batch->num_rows(), &rows_));
+      return rows_.num_rows();
+    }
+  }
+
+  const UnsafeRowBatch& rows() const { return rows_; }
+  const SegmentDecoderMetrics& decoder_metrics() const { return decoder_.metrics(); }
+
+ private:
+  static SegmentDecoderOptions DecoderOptions() {
+    SegmentDecoderOptions options;
+    options.allow_trailing_bytes = true;  // a block holds several partitions' streams
+    return options;
+  }
+
+  explicit RowReader(std::unique_ptr<ColumnarToRowConverter> converter)
+      : converter_(std::move(converter)), decoder_(DecoderOptions()) {}
+
+  std::unique_ptr<ColumnarToRowConverter> converter_;
+  SegmentDecoder decoder_;
+  AlignedBuffer block_;
+  std::string block_name_;
+  int64_t position_ = 0;
+  int64_t stream_index_ = 0;
+  bool in_stream_ = false;
+  UnsafeRowBatch rows_;
+};
+
+}  // namespace
+}  // namespace sluice::jni
+
+using sluice::jni::FromHandle;
+using sluice::jni::RowReader;
+
+extern "C" {
+
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(
+    JNIEnv* env, jclass, jstring schema) {
+  auto reader = RowReader::Make(sluice::jni::ToString(env, schema));
+  if (!reader.ok()) {
+    sluice::jni::ThrowStatus(env, reader.status());
+    return 0;
+  }
+  return sluice::jni::ToHandle(std::move(reader).ValueUnsafe().release());
+}
+
+/// Copies `length` bytes of `data` in as the next block (named `name` in errors).
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerLoadBlock(
+    JNIEnv* env, jclass, jlong handle, jbyteArray data, jint length, jstring name) {
+  auto* reader = FromHandle<RowReader>(handle);
+  if (length < 0 || length > env->GetArrayLength(data)) {
+    sluice::jni::ThrowStatus(env, sluice::Status::Invalid("LoadBlock: length ", length,
+                                                          " outside the array"));
+    return;
+  }
+  uint8_t* target = reader->PrepareBlock(length);
+  env->GetByteArrayRegion(data, 0, length, reinterpret_cast<jbyte*>(target));
+  reader->BeginBlock(sluice::jni::ToString(env, name));
+}
+
+/// Decodes the next batch into rows. Returns the row count (0 at the end of the block) and
+/// fills out = {rows base address, address of int64 offsets, address of int32 sizes}.
+JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
+    JNIEnv* env, jclass, jlong handle, jlongArray out) {
+  auto* reader = FromHandle<RowReader>(handle);
+  auto count = reader->NextRows();
+  if (!count.ok()) {
+    sluice::jni::ThrowStatus(env, count.status());
+    return -1;
+  }
+  if (*count > 0) {
+    const sluice::UnsafeRowBatch& rows = reader->rows();
+    const jlong addresses[3] = {
+        static_cast<jlong>(reinterpret_cast<intptr_t>(rows.bytes.data())),
+        static_cast<jlong>(reinterpret_cast<intptr_t>(rows.offsets.data())),
+        static_cast<jlong>(reinterpret_cast<intptr_t>(rows.sizes.data()))};
+    env->SetLongArrayRegion(out, 0, 3, addresses);
+  }
+  return static_cast<jint>(*count);
+}
+
+/// Fills metrics = {segments, blocks, rows, decompressed bytes, decompress nanos}.
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(
+    JNIEnv* env, jclass, jlong handle, jlongArray metrics) {
+  const sluice::SegmentDecoderMetrics& m = FromHandle<RowReader>(handle)->decoder_metrics();
+  const jlong values[5] = {m.segments, m.blocks, m.rows, m.decompressed_bytes,
+                           m.decompress_nanos};
+  env->SetLongArrayRegion(metrics, 0, 5, values);
+}
+
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(JNIEnv*,
+                                                                                      jclass,
+                                                                                      jlong handle) {
+  delete FromHandle<RowReader>(handle);
+}
+
+}  // extern "C"

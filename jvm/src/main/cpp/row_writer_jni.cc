@@ -1,0 +1,172 @@
+// JNI entry points of the map side: a RowMapWriter per map task.
+//
+// The JVM copies each UnsafeRow into a native page itself (Platform.copyMemory after an 8-byte
+// size) and hands over the packed pointers of a page in one call, so a row never crosses the
+// boundary on its own. Every call that may allocate returns the bytes the writer holds, so the
+// JVM can charge exactly that to Spark's TaskMemoryManager.
+#include <jni.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jni_bridge.h"
+#include "sluice/base/byte_size.h"
+#include "sluice/row/row_map_writer.h"
+#include "sluice/row/spark_type.h"
+#include "sluice/write/map_writer_settings.h"
+
+namespace sluice::jni {
+namespace {
+
+/// Settings only the row writer has; every other key goes to ApplyMapWriterSetting.
+Status ApplyRowWriterSetting(RowMapWriterOptions* options, const std::string& key,
+                             const std::string& value) {
+  if (key == "page-bytes") {
+    SLUICE_ASSIGN_OR_RAISE(options->page_bytes, ParseByteSize(value));
+    return Status::OK();
+  }
+  if (key == "validate-utf8") {
+    SLUICE_ASSIGN_OR_RAISE(options->validate_utf8, ParseBoolean(value));
+    return Status::OK();
+  }
+  return ApplyMapWriterSetting(&options->writer, key, value);
+}
+
+Result<std::unique_ptr<RowMapWriter>> MakeWriter(const std::string& schema_text,
+                                                 int32_t partition_count,
+                                                 const std::vector<std::string>& keys,
+                                                 const std::vector<std::string>& values,
+                                                 const std::string& data_path) {
+  RowMapWriterOptions options;
+  SLUICE_ASSIGN_OR_RAISE(options.writer.schema, SchemaFromSparkCatalogString(schema_text));
+  options.writer.partitioning.partition_count = partition_count;
+  // Spark's TaskMemoryManager is the budget: the JVM acquires memory before each page and
+  // calls Spill() when it must give memory back, so the writer's own budget never limits.
+  options.writer.memory_limit = -1;
+  if (keys.size() != values.size()) return Status::Invalid("settings: keys and values differ");
+  for (size_t i = 0; i < keys.size(); ++i) {
+    SLUICE_RETURN_NOT_OK(ApplyRowWriterSetting(&options, keys[i], values[i]));
+  }
+  options.writer.data_path = data_path;
+  options.writer.write_spark_files = false;  // Spark's IndexShuffleBlockResolver writes them
+  return RowMapWriter::Make(std::move(options));
+}
+
+}  // namespace
+}  // namespace sluice::jni
+
+using sluice::RowMapWriter;
+using sluice::jni::FromHandle;
+
+extern "C" {
+
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerCreate(
+    JNIEnv* env, jclass, jstring schema, jint partition_count, jobjectArray keys,
+    jobjectArray values, jstring data_path) {
+  auto writer = sluice::jni::MakeWriter(
+      sluice::jni::ToString(env, schema), partition_count, sluice::jni::ToStrings(env, keys),
+      sluice::jni::ToStrings(env, values), sluice::jni::ToString(env, data_path));
+  if (!writer.ok()) {
+    sluice::jni::ThrowStatus(env, writer.status());
+    return 0;
+  }
+  return sluice::jni::ToHandle(std::move(writer).ValueUnsafe().release());
+}
+
+/// Returns a new page in page_out = {number, address, capacity} and the bytes held after it.
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(
+    JNIEnv* env, jclass, jlong handle, jlong min_bytes, jlongArray page_out) {
+  auto* writer = FromHandle<RowMapWriter>(handle);
+  auto page = writer->NewPage(min_bytes);
+  if (!page.ok()) {
+    sluice::jni::ThrowStatus(env, page.status());
+    return -1;
+  }
+  const jlong fields[3] = {static_cast<jlong>(page->number),
+                           static_cast<jlong>(reinterpret_cast<intptr_t>(page->data)),
+                           static_cast<jlong>(page->capacity)};
+  env->SetLongArrayRegion(page_out, 0, 3, fields);
+  return writer->held_bytes();
+}
+
+/// Records `count` packed pointers of `pointers`; returns the bytes held after.
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerAddPointers(
+    JNIEnv* env, jclass, jlong handle, jlongArray pointers, jint count) {
+  auto* writer = FromHandle<RowMapWriter>(handle);
+  if (count < 0 || count > env->GetArrayLength(pointers)) {
+    sluice::jni::ThrowStatus(env, sluice::Status::Invalid("AddPointers: count ", count,
+                                                          " outside the pointer array"));
+    return -1;
+  }
+  // Critical access: no copy of the array; the writer only reads it and calls no JNI.
+  void* elements = env->GetPrimitiveArrayCritical(pointers, nullptr);
+  if (elements == nullptr) return -1;  // OutOfMemoryError is pending
+  sluice::Status status =
+      writer->AddPointers(static_cast<const uint64_t*>(elements), static_cast<int64_t>(count));
+  env->ReleasePrimitiveArrayCritical(pointers, elements, JNI_ABORT);
+  if (!status.ok()) {
+    sluice::jni::ThrowStatus(env, status);
+    return -1;
+  }
+  return writer->held_bytes();
+}
+
+/// Spills every row held; returns the bytes released.
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(JNIEnv* env,
+                                                                                       jclass,
+                                                                                       jlong handle) {
+  auto released = FromHandle<RowMapWriter>(handle)->Spill();
+  if (!released.ok()) {
+    sluice::jni::ThrowStatus(env, released.status());
+    return -1;
+  }
+  return *released;
+}
+
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(
+    JNIEnv*, jclass, jlong handle) {
+  return FromHandle<RowMapWriter>(handle)->held_bytes();
+}
+
+/// Writes and commits the data file. Fills lengths (P), checksums (P, or untouched without a
+/// checksum) and metrics = {output bytes, spills, spill bytes, blocks, rows, write nanos,
+/// total nanos}.
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerFinish(
+    JNIEnv* env, jclass, jlong handle, jlongArray lengths, jlongArray checksums,
+    jlongArray metrics) {
+  auto* writer = FromHandle<RowMapWriter>(handle);
+  auto output = writer->Finish();
+  if (!output.ok()) {
+    sluice::jni::ThrowStatus(env, output.status());
+    return;
+  }
+  const auto partition_count = static_cast<jsize>(output->lengths.size());
+  if (env->GetArrayLength(lengths) != partition_count) {
+    sluice::jni::ThrowStatus(env, sluice::Status::Invalid("Finish: ", partition_count,
+                                                          " partitions, lengths array differs"));
+    return;
+  }
+  env->SetLongArrayRegion(lengths, 0, partition_count,
+                          reinterpret_cast<const jlong*>(output->lengths.data()));
+  if (!output->checksums.empty() && checksums != nullptr &&
+      env->GetArrayLength(checksums) == partition_count) {
+    std::vector<jlong> values(output->checksums.begin(), output->checksums.end());
+    env->SetLongArrayRegion(checksums, 0, partition_count, values.data());
+  }
+  const sluice::MapWriterMetrics& m = output->metrics;
+  const jlong metric_values[7] = {m.output_bytes, m.spills,      m.spill_bytes, m.blocks,
+                                  m.rows,         m.write_nanos, m.total_nanos};
+  env->SetLongArrayRegion(metrics, 0, 7, metric_values);
+}
+
+/// Aborts (unless finished: a committed file stays) and frees the writer. Called once.
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerClose(JNIEnv*,
+                                                                                      jclass,
+                                                                                      jlong handle) {
+  auto* writer = FromHandle<RowMapWriter>(handle);
+  writer->Abort();
+  delete writer;
+}
+
+}  // extern "C"

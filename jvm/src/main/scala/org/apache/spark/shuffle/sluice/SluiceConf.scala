@@ -1,0 +1,68 @@
+package org.apache.spark.shuffle.sluice
+
+import java.util.Locale
+
+import org.apache.spark.SparkConf
+
+/**
+ * The spark.sluice.* settings and how they map onto the native writer's key-value settings
+ * (sluice/write/map_writer_settings.h), the one mapping every Sluice front end shares.
+ *
+ * | Spark setting                  | default | native key   |
+ * | spark.sluice.enabled           | true    | (plugin)     |
+ * | spark.sluice.codec             | lz4     | codec        |
+ * | spark.sluice.blockRows         | 8192    | block-rows   |
+ * | spark.sluice.blockBytes        | 4m      | block-bytes  |
+ * | spark.sluice.pageBytes         | 16m     | page-bytes   |
+ * | spark.sluice.flushBytes        | (native)| flush-bytes  |
+ * | spark.sluice.validateUtf8      | false   | validate-utf8|
+ * | spark.sluice.pointerBatchRows  | 65536   | (plugin)     |
+ * | spark.shuffle.checksum.enabled / .algorithm | true / ADLER32 | checksum |
+ */
+private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
+  import SluiceConf._
+
+  val enabled: Boolean = conf.getBoolean(Enabled, defaultValue = true)
+  val codec: String = conf.get(Codec, "lz4")
+  val blockRows: Long = conf.getLong(BlockRows, 8192L)
+  val blockBytes: Long = conf.getSizeAsBytes(BlockBytes, "4m")
+  /** Bytes per native page; a row larger than a page gets a page of its own size. */
+  val pageBytes: Long = conf.getSizeAsBytes(PageBytes, "16m")
+  val flushBytes: Option[Long] = conf.getOption(FlushBytes).map(_ => conf.getSizeAsBytes(FlushBytes))
+  val validateUtf8: Boolean = conf.getBoolean(ValidateUtf8, defaultValue = false)
+  /** Packed pointers the JVM collects before handing them over (one JNI call per batch). */
+  val pointerBatchRows: Int = conf.getInt(PointerBatchRows, 65536)
+
+  /** Spark's shuffle checksum, which Sluice computes natively so Spark's files carry it. */
+  val checksumAlgorithm: String =
+    if (conf.getBoolean("spark.shuffle.checksum.enabled", defaultValue = true)) {
+      conf.get("spark.shuffle.checksum.algorithm", "ADLER32").toUpperCase(Locale.ROOT)
+    } else {
+      "NONE"
+    }
+  def checksumEnabled: Boolean = checksumAlgorithm != "NONE"
+
+  /** The native writer's settings, as parallel key and value arrays. */
+  def writerSettings: (Array[String], Array[String]) = {
+    val settings = Seq(
+      "codec" -> codec,
+      "block-rows" -> blockRows.toString,
+      "block-bytes" -> blockBytes.toString,
+      "page-bytes" -> pageBytes.toString,
+      "validate-utf8" -> validateUtf8.toString,
+      "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
+      flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
+    (settings.map(_._1).toArray, settings.map(_._2).toArray)
+  }
+}
+
+private[sluice] object SluiceConf {
+  val Enabled = "spark.sluice.enabled"
+  val Codec = "spark.sluice.codec"
+  val BlockRows = "spark.sluice.blockRows"
+  val BlockBytes = "spark.sluice.blockBytes"
+  val PageBytes = "spark.sluice.pageBytes"
+  val FlushBytes = "spark.sluice.flushBytes"
+  val ValidateUtf8 = "spark.sluice.validateUtf8"
+  val PointerBatchRows = "spark.sluice.pointerBatchRows"
+}

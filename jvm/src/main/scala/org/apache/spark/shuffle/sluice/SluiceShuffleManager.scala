@@ -1,0 +1,158 @@
+package org.apache.spark.shuffle.sluice
+
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.apache.spark.{NarrowDependency, ShuffleDependency, SparkConf, SparkEnv, TaskContext}
+import org.apache.spark.internal.config
+import org.apache.spark.rdd.RDD
+import org.apache.spark.shuffle._
+import org.apache.spark.shuffle.sort.SortShuffleManager
+import org.apache.spark.sql.execution.UnsafeRowSerializer
+import org.apache.spark.sql.sluice.SluiceSchemaRDD
+import org.apache.spark.util.collection.OpenHashSet
+
+/**
+ * Spark's ShuffleManager with Sluice underneath: `spark.shuffle.manager=
+ * org.apache.spark.shuffle.sluice.SluiceShuffleManager`.
+ *
+ * A shuffle of Spark SQL rows whose exchange the SQL extension (SluiceExtensions) tagged with its
+ * schema is written by Sluice's native row writer and read back by its native reader; anything
+ * else is Spark's sort shuffle, unchanged, decided per shuffle with one log line saying why.
+ *
+ * It extends SortShuffleManager on purpose: the fallback is the parent itself, both kinds of
+ * shuffle share one IndexShuffleBlockResolver (same files, so the external shuffle service,
+ * block migration and cleanup work for both), and Spark SQL's exchange recognises a sort-based
+ * manager and hands rows over in one reused MutablePair instead of copying every row.
+ * Partition ids are computed by Spark's exchange as always, so partitioning, AQE and retries are
+ * Spark's own.
+ */
+private[spark] class SluiceShuffleManager(conf: SparkConf) extends SortShuffleManager(conf) {
+
+  private val sluiceConf = new SluiceConf(conf)
+
+  override def registerShuffle[K, V, C](
+      shuffleId: Int,
+      dependency: ShuffleDependency[K, V, C]): ShuffleHandle = {
+    SluiceShuffleManager.sluiceSchema(conf, sluiceConf, dependency) match {
+      case Right(schema) =>
+        SluiceStatistics.recordSluice(shuffleId)
+        logInfo(s"Sluice: shuffle $shuffleId (${dependency.partitioner.numPartitions} " +
+          s"partitions) is written and read by Sluice, rows $schema")
+        new SluiceShuffleHandle(
+          shuffleId, dependency.asInstanceOf[ShuffleDependency[K, V, V]], schema)
+      case Left(reason) =>
+        SluiceStatistics.recordFallback(shuffleId, reason)
+        logInfo(s"Sluice: shuffle $shuffleId falls back to Spark's sort shuffle: $reason")
+        super.registerShuffle(shuffleId, dependency)
+    }
+  }
+
+  override def getWriter[K, V](
+      handle: ShuffleHandle,
+      mapId: Long,
+      context: TaskContext,
+      metrics: ShuffleWriteMetricsReporter): ShuffleWriter[K, V] = handle match {
+    case sluiceHandle: SluiceShuffleHandle[K @unchecked, V @unchecked] =>
+      // Recorded where the parent records its own map outputs, so unregisterShuffle removes
+      // Sluice's files too.
+      val mapIds = shuffleBlockResolver.taskIdMapsForShuffle.computeIfAbsent(
+        handle.shuffleId, _ => new OpenHashSet[Long](16))
+      mapIds.synchronized { mapIds.add(mapId) }
+      NativeLibrary.load()
+      new SluiceShuffleWriter[K, V](
+        sluiceHandle, mapId, context, metrics, shuffleBlockResolver, sluiceConf)
+    case _ =>
+      super.getWriter(handle, mapId, context, metrics)
+  }
+
+  override def getReader[K, C](
+      handle: ShuffleHandle,
+      startMapIndex: Int,
+      endMapIndex: Int,
+      startPartition: Int,
+      endPartition: Int,
+      context: TaskContext,
+      metrics: ShuffleReadMetricsReporter): ShuffleReader[K, C] = handle match {
+    case sluiceHandle: SluiceShuffleHandle[_, _] =>
+      NativeLibrary.load()
+      val blocksByAddress = SparkEnv.get.mapOutputTracker.getMapSizesByExecutorId(
+        handle.shuffleId, startMapIndex, endMapIndex, startPartition, endPartition)
+      new SluiceShuffleReader[K, C](
+        sluiceHandle, blocksByAddress, context, metrics,
+        SortShuffleManager.canUseBatchFetch(startPartition, endPartition, context))
+    case _ =>
+      super.getReader(
+        handle, startMapIndex, endMapIndex, startPartition, endPartition, context, metrics)
+  }
+}
+
+private[spark] object SluiceShuffleManager {
+  /** How far up the narrow lineage of a shuffle's RDD the schema tag may sit. */
+  private val MaxTagDepth = 4
+
+  /**
+   * Returns the schema of the rows of `dependency` when Sluice can carry the shuffle, or why it
+   * cannot.
+   */
+  def sluiceSchema(
+      conf: SparkConf,
+      sluiceConf: SluiceConf,
+      dependency: ShuffleDependency[_, _, _]): Either[String, String] = {
+    if (!sluiceConf.enabled) {
+      Left(s"${SluiceConf.Enabled} is false")
+    } else if (conf.get(config.IO_ENCRYPTION_ENABLED)) {
+      Left("spark.io.encryption.enabled is true (Sluice blocks are not encrypted)")
+    } else if (conf.get(config.PUSH_BASED_SHUFFLE_ENABLED)) {
+      Left("spark.shuffle.push.enabled is true (push-based merging is Spark's format only)")
+    } else if (dependency.aggregator.isDefined || dependency.mapSideCombine) {
+      Left("the shuffle has an aggregator (map-side combine), which works on JVM objects")
+    } else if (dependency.keyOrdering.isDefined) {
+      Left("the shuffle sorts by key on the reduce side (an RDD key ordering)")
+    } else if (!dependency.serializer.isInstanceOf[UnsafeRowSerializer]) {
+      Left(s"its records are not Spark SQL rows (serializer " +
+        s"${dependency.serializer.getClass.getName}, not UnsafeRowSerializer)")
+    } else if (dependency.rowBasedChecksums.nonEmpty) {
+      Left("row-based shuffle checksums are on, which Sluice does not compute")
+    } else if (dependency.partitioner.numPartitions >
+        SortShuffleManager.MAX_SHUFFLE_OUTPUT_PARTITIONS_FOR_SERIALIZED_MODE) {
+      Left(s"${dependency.partitioner.numPartitions} partitions exceed the 2^24 a packed " +
+        "record pointer holds")
+    } else {
+      findSchemaTag(dependency.rdd) match {
+        case None =>
+          Left("no schema: the exchange was not planned with " +
+            "spark.sql.extensions=org.apache.spark.sql.sluice.SluiceExtensions")
+        case Some(tag) if tag.schema.isLeft =>
+          Left(tag.schema.swap.toOption.get)
+        case Some(tag) =>
+          val schema = tag.schema.toOption.get
+          try {
+            NativeLibrary.load()
+            Right(SluiceNative.checkSchema(schema))
+          } catch {
+            case NonFatal(e) => Left(s"Sluice cannot carry $schema: ${e.getMessage}")
+            case e: UnsatisfiedLinkError => Left(s"the native library did not load: $e")
+          }
+      }
+    }
+  }
+
+  /** Walks the narrow lineage of `rdd`, breadth first, to the nearest schema tag. */
+  private def findSchemaTag(rdd: RDD[_]): Option[SluiceSchemaRDD] = {
+    var level: Seq[RDD[_]] = Seq(rdd)
+    val seen = mutable.HashSet[Int]()
+    var depth = 0
+    while (level.nonEmpty && depth <= MaxTagDepth) {
+      level.collectFirst { case tag: SluiceSchemaRDD => tag } match {
+        case found @ Some(_) => return found
+        case None =>
+      }
+      level = level.flatMap(_.dependencies.collect {
+        case narrow: NarrowDependency[_] if seen.add(narrow.rdd.id) => narrow.rdd
+      })
+      depth += 1
+    }
+    None
+  }
+}

@@ -1,0 +1,215 @@
+package org.apache.spark.shuffle.sluice
+
+import java.io.{FilterInputStream, IOException, InputStream}
+
+import org.apache.spark.{InterruptibleIterator, MapOutputTracker, SparkEnv, TaskContext}
+import org.apache.spark.internal.{config, Logging}
+import org.apache.spark.shuffle.{ShuffleReader, ShuffleReadMetricsReporter}
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.storage.{BlockId, BlockManager, BlockManagerId, ShuffleBlockFetcherIterator}
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.util.{CompletionIterator, MutablePair}
+
+/**
+ * Reads a reduce task's partitions of a Sluice shuffle: Spark fetches the blocks (local, remote
+ * or from the external shuffle service, with its own retries and flow control), Sluice decodes
+ * them and converts them to UnsafeRows natively, and the JVM walks the rows in place.
+ *
+ * Each fetched block is one map output's bytes for the requested partitions. It is read once
+ * into a reused array and copied into native memory in one call; native code decodes it batch by
+ * batch (schema cached, codec contexts reused) and writes each batch's rows into a reused native
+ * buffer. One UnsafeRow is pointed at each row in turn (pointTo(null, address, size)): one JNI
+ * call per batch, none per row, no Arrow data in the JVM. Blocks are not wrapped in Spark's
+ * compression or encryption streams: Sluice blocks carry their own codec.
+ *
+ * Corruption: every block passes through a SluiceBlockStream, which Spark sees as a wrapped
+ * stream and so watches for corruption. When native decoding fails, the failure is raised
+ * through that stream, so Spark's own handling applies: with spark.shuffle.checksum.enabled it
+ * diagnoses the cause against the map output's checksum file, and the reduce task fails with a
+ * FetchFailedException, which makes Spark recompute the map output.
+ */
+private[spark] class SluiceShuffleReader[K, C](
+    handle: SluiceShuffleHandle[_, _],
+    blocksByAddress: Iterator[(BlockManagerId, collection.Seq[(BlockId, Long, Int)])],
+    context: TaskContext,
+    readMetrics: ShuffleReadMetricsReporter,
+    shouldBatchFetch: Boolean,
+    blockManager: BlockManager = SparkEnv.get.blockManager,
+    mapOutputTracker: MapOutputTracker = SparkEnv.get.mapOutputTracker)
+  extends ShuffleReader[K, C] with Logging {
+
+  override def read(): Iterator[Product2[K, C]] = {
+    val conf = SparkEnv.get.conf
+    var lastStream: SluiceBlockStream = null
+    val fetcher = new ShuffleBlockFetcherIterator(
+      context,
+      blockManager.blockStoreClient,
+      blockManager,
+      mapOutputTracker,
+      blocksByAddress,
+      (_: BlockId, in: InputStream) => { lastStream = new SluiceBlockStream(in); lastStream },
+      conf.get(config.REDUCER_MAX_SIZE_IN_FLIGHT) * 1024 * 1024,
+      conf.get(config.REDUCER_MAX_REQS_IN_FLIGHT),
+      conf.get(config.REDUCER_MAX_BLOCKS_IN_FLIGHT_PER_ADDRESS),
+      conf.get(config.MAX_REMOTE_BLOCK_SIZE_FETCH_TO_MEM),
+      conf.get(config.SHUFFLE_MAX_ATTEMPTS_ON_NETTY_OOM),
+      conf.get(config.SHUFFLE_DETECT_CORRUPT),
+      conf.get(config.SHUFFLE_DETECT_CORRUPT_MEMORY),
+      conf.get(config.SHUFFLE_CHECKSUM_ENABLED),
+      conf.get(config.SHUFFLE_CHECKSUM_ALGORITHM),
+      readMetrics,
+      shouldBatchFetch && !conf.get(config.SHUFFLE_USE_OLD_FETCH_PROTOCOL))
+
+    val rows = new RowIterator(fetcher, () => lastStream)
+    context.addTaskCompletionListener[Unit](_ => rows.close())
+    val completed = CompletionIterator[Product2[K, C], Iterator[Product2[K, C]]](
+      rows.asInstanceOf[Iterator[Product2[K, C]]], {
+        rows.close()
+        context.taskMetrics().mergeShuffleReadMetrics()
+      })
+    new InterruptibleIterator[Product2[K, C]](context, completed)
+  }
+
+  /** The rows of every fetched block, one reused UnsafeRow pointed at native memory. */
+  private final class RowIterator(
+      fetcher: ShuffleBlockFetcherIterator,
+      currentWrapper: () => SluiceBlockStream) extends Iterator[Product2[Int, UnsafeRow]] {
+
+    private var reader = SluiceNative.readerCreate(handle.schema)
+    private val row = new UnsafeRow(SluiceShuffleReader.fieldCount(handle.schema))
+    private val pair = new MutablePair[Int, UnsafeRow](0, row)
+    private val addresses = new Array[Long](3)
+    private var bytes = new Array[Byte](1 << 20)
+    private var block: InputStream = _
+    private var blockId: BlockId = _
+    private var rowsBase = 0L
+    private var offsets = 0L
+    private var sizes = 0L
+    private var rowCount = 0
+    private var rowIndex = 0
+
+    override def hasNext: Boolean = {
+      while (rowIndex >= rowCount) {
+        if (!nextBatch()) return false
+      }
+      true
+    }
+
+    override def next(): Product2[Int, UnsafeRow] = {
+      if (!hasNext) throw new NoSuchElementException("no more shuffle rows")
+      val offset = Platform.getLong(null, offsets + 8L * rowIndex)
+      val size = Platform.getInt(null, sizes + 4L * rowIndex)
+      row.pointTo(null, rowsBase + offset, size)
+      rowIndex += 1
+      readMetrics.incRecordsRead(1)
+      pair
+    }
+
+    /** Decodes the next batch, loading blocks as needed; false when every block is read. */
+    private def nextBatch(): Boolean = {
+      if (reader == 0L) return false
+      while (true) {
+        if (block != null) {
+          val count =
+            try SluiceNative.readerNextRows(reader, addresses)
+            catch { case e: SluiceException => failBlock(e) }
+          if (count > 0) {
+            rowsBase = addresses(0)
+            offsets = addresses(1)
+            sizes = addresses(2)
+            rowCount = count
+            rowIndex = 0
+            return true
+          }
+          block.close()  // releases Spark's buffer of the block
+          block = null
+        }
+        if (!fetcher.hasNext) return false
+        val (id, stream) = fetcher.next()
+        blockId = id
+        block = stream
+        val length = readFully(stream)
+        SluiceNative.readerLoadBlock(reader, bytes, length, s"block $id")
+      }
+      false
+    }
+
+    /** Reads the whole block into `bytes` (grown as needed); returns its length. */
+    private def readFully(in: InputStream): Int = {
+      var length = 0
+      var done = false
+      while (!done) {
+        if (length == bytes.length) {
+          if (bytes.length == Int.MaxValue - 8) throw new IOException(s"$blockId exceeds 2 GiB")
+          bytes = java.util.Arrays.copyOf(bytes, math.min(Int.MaxValue - 8L, bytes.length * 2L).toInt)
+        }
+        val read = in.read(bytes, length, bytes.length - length)
+        if (read < 0) done = true else length += read
+      }
+      length
+    }
+
+    /**
+     * Raises a decoding failure through the block's stream, so Spark diagnoses it (checksums)
+     * and reports a fetch failure for that map output; rethrows it if Spark does not.
+     */
+    private def failBlock(e: SluiceException): Nothing = {
+      val wrapper = currentWrapper()
+      if (wrapper != null && block != null) {
+        wrapper.fail(e)
+        block.read()  // Spark's stream turns the failure into a FetchFailedException
+      }
+      throw e
+    }
+
+    def close(): Unit = {
+      if (block != null) {
+        block.close()
+        block = null
+      }
+      if (reader != 0L) {
+        val handleToClose = reader
+        reader = 0L
+        rowCount = 0
+        rowIndex = 0
+        SluiceNative.readerClose(handleToClose)
+      }
+    }
+  }
+}
+
+private[spark] object SluiceShuffleReader {
+  /** The number of top-level fields of a "struct<c0:...,c1:...>" catalog string. */
+  def fieldCount(schema: String): Int = {
+    var depth = 0
+    var fields = 0
+    var i = 0
+    while (i < schema.length) {
+      schema.charAt(i) match {
+        case '<' | '(' => depth += 1; if (depth == 1) fields = 1
+        case '>' | ')' => depth -= 1
+        case ',' if depth == 1 => fields += 1
+        case _ =>
+      }
+      i += 1
+    }
+    if (schema == "struct<>") 0 else fields
+  }
+}
+
+/**
+ * The stream Spark's fetcher hands out for a Sluice block: the block's bytes unchanged, plus a
+ * way to make the next read fail with a decoding error found natively.
+ */
+private[sluice] final class SluiceBlockStream(in: InputStream) extends FilterInputStream(in) {
+  @volatile private var failure: IOException = _
+
+  def fail(e: IOException): Unit = failure = e
+
+  private def check(): Unit = if (failure != null) throw failure
+
+  override def read(): Int = { check(); super.read() }
+  override def read(b: Array[Byte], off: Int, len: Int): Int = { check(); super.read(b, off, len) }
+  override def skip(n: Long): Long = { check(); super.skip(n) }
+  override def available(): Int = { check(); super.available() }
+}

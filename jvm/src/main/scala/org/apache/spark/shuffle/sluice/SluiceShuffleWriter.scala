@@ -1,0 +1,224 @@
+package org.apache.spark.shuffle.sluice
+
+import java.io.File
+
+import org.apache.spark.{SparkEnv, TaskContext}
+import org.apache.spark.errors.SparkCoreErrors
+import org.apache.spark.internal.Logging
+import org.apache.spark.memory.{MemoryConsumer, MemoryMode}
+import org.apache.spark.scheduler.MapStatus
+import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.util.Utils
+
+/**
+ * Writes one map task's rows through Sluice's native RowMapWriter.
+ *
+ * Each UnsafeRow is copied once, by Platform.copyMemory, into a native page after an 8-byte
+ * size; its packed pointer (partition:24 | page:13 | offset:27) goes into a reused long[], which
+ * is handed over in one JNI call per page or per `spark.sluice.pointerBatchRows` rows. The
+ * partition id is read with the Int-specialised accessor of Spark's MutablePair, so nothing is
+ * boxed here, and no call crosses into native code per row.
+ *
+ * Memory: every page and the native pointer array are charged to the task's
+ * TaskMemoryManager through a MemoryConsumer before (pages) or right after (pointer growth,
+ * reported by native) they are taken. When Spark asks this consumer to spill, or a page cannot
+ * be had, the native writer spills everything it holds to one file and the memory is released.
+ *
+ * Native code writes only the data file, to the temporary path Spark's IndexShuffleBlockResolver
+ * derives from the final one; the resolver then writes the index and checksum files and commits
+ * all of them, exactly as for Spark's own writers. The checksums are computed natively with
+ * Spark's configured algorithm.
+ */
+private[spark] class SluiceShuffleWriter[K, V](
+    handle: SluiceShuffleHandle[K, V],
+    mapId: Long,
+    context: TaskContext,
+    writeMetrics: ShuffleWriteMetricsReporter,
+    blockResolver: IndexShuffleBlockResolver,
+    conf: SluiceConf)
+  extends ShuffleWriter[K, V] with Logging {
+
+  private val shuffleId = handle.shuffleId
+  private val partitionCount = handle.dependency.partitioner.numPartitions
+  private var writer = 0L
+  private var finished = false
+  private var stopping = false
+  private var mapStatus: MapStatus = _
+  private val partitionLengths: Array[Long] = new Array[Long](partitionCount)
+
+  // The page being filled: rows go at cursor, up to pageEnd.
+  private val pageOut = new Array[Long](3)
+  private var pageNumber = 0L
+  private var pageBase = 0L
+  private var cursor = 0L
+  private var pageEnd = 0L
+  private val pointers = new Array[Long](conf.pointerBatchRows)
+  private var pointerCount = 0
+
+  private val memory = new WriterMemory
+  private var acquired = 0L
+
+  /** Charges the native writer's memory to the task, and spills it when Spark asks. */
+  private final class WriterMemory extends MemoryConsumer(
+      context.taskMemoryManager(),
+      context.taskMemoryManager().pageSizeBytes(),
+      if (SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)) {
+        MemoryMode.OFF_HEAP
+      } else {
+        MemoryMode.ON_HEAP
+      }) {
+    override def spill(size: Long, trigger: MemoryConsumer): Long = spillNative()
+
+    def fail(required: Long, got: Long): Nothing = {
+      taskMemoryManager.showMemoryUsage()
+      throw SparkCoreErrors.outOfMemoryError(required, got)
+    }
+  }
+
+  context.addTaskCompletionListener[Unit](_ => close())
+
+  override def write(records: Iterator[Product2[K, V]]): Unit = {
+    val dataFile = blockResolver.getDataFile(shuffleId, mapId)
+    val temporaryFile = Utils.tempFileWith(dataFile)
+    val (keys, values) = conf.writerSettings
+    writer = SluiceNative.writerCreate(
+      handle.schema, partitionCount, keys, values, temporaryFile.getAbsolutePath)
+    try {
+      insertAll(records.asInstanceOf[Iterator[Product2[Int, UnsafeRow]]])
+      commit(temporaryFile)
+    } finally {
+      if (temporaryFile.exists() && !finished) temporaryFile.delete()
+    }
+  }
+
+  private def insertAll(records: Iterator[Product2[Int, UnsafeRow]]): Unit = {
+    while (records.hasNext) {
+      val record = records.next()
+      val partition = record._1
+      val row = record._2
+      val size = row.getSizeInBytes
+      val needed = 8L + size
+      if (cursor + needed > pageEnd) newPage(needed)
+      Platform.putLong(null, cursor, size.toLong)
+      Platform.copyMemory(row.getBaseObject, row.getBaseOffset, null, cursor + 8, size)
+      pointers(pointerCount) =
+        (partition.toLong << 40) | (pageNumber << 27) | (cursor - pageBase)
+      pointerCount += 1
+      cursor += needed
+      if (pointerCount == pointers.length) addPointers()
+    }
+    addPointers()
+  }
+
+  /** Hands the pointers collected so far to native code. */
+  private def addPointers(): Unit = {
+    if (pointerCount > 0) {
+      val held = SluiceNative.writerAddPointers(writer, pointers, pointerCount)
+      writeMetrics.incRecordsWritten(pointerCount)
+      pointerCount = 0
+      chargeHeld(held)
+    }
+  }
+
+  /** Reserves memory for a page of at least `needed` bytes, then takes it from native code. */
+  private def newPage(needed: Long): Unit = {
+    addPointers()
+    val pageBytes = math.max(conf.pageBytes, needed)
+    reserve(pageBytes)
+    val held = SluiceNative.writerNewPage(writer, needed, pageOut)
+    pageNumber = pageOut(0)
+    pageBase = pageOut(1)
+    cursor = pageBase
+    pageEnd = pageBase + pageOut(2)
+    chargeHeld(held)
+  }
+
+  /** Acquires `bytes` from the task (spilling when it cannot have them) ahead of a page. */
+  private def reserve(bytes: Long): Unit = {
+    var got = memory.acquireMemory(bytes)
+    if (got < bytes) {
+      memory.freeMemory(got)
+      spillNative()
+      got = memory.acquireMemory(bytes)
+      if (got < bytes) {
+        memory.freeMemory(got)
+        memory.fail(bytes, got)
+      }
+    }
+    acquired += got
+  }
+
+  /** Makes what is charged to the task equal what native code holds. */
+  private def chargeHeld(held: Long): Unit = {
+    if (held > acquired) {
+      // Pointer-array growth happens natively; charge it now. If the task cannot give it, the
+      // next page's reservation spills.
+      acquired += memory.acquireMemory(held - acquired)
+    } else if (held < acquired) {
+      memory.freeMemory(acquired - held)
+      acquired = held
+    }
+  }
+
+  /** Spills every row held natively; returns the bytes released to the task. */
+  private def spillNative(): Long = {
+    if (writer == 0L || finished || stopping) return 0L
+    addPointers()
+    val before = acquired
+    val released = SluiceNative.writerSpill(writer)
+    // Every page is gone: the next row starts a new page.
+    cursor = 0L
+    pageEnd = 0L
+    chargeHeld(SluiceNative.writerHeldBytes(writer))
+    val freed = before - acquired
+    if (released > 0) {
+      context.taskMetrics().incMemoryBytesSpilled(released)
+      logInfo(s"Sluice: shuffle $shuffleId map $mapId spilled ${Utils.bytesToString(released)}")
+    }
+    freed
+  }
+
+  private def commit(temporaryFile: File): Unit = {
+    val checksums = new Array[Long](if (conf.checksumEnabled) partitionCount else 0)
+    val metrics = new Array[Long](7)
+    SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics)
+    finished = true
+    chargeHeld(0L)
+    val Array(outputBytes, _, spillBytes, _, _, writeNanos, _) = metrics
+    writeMetrics.incBytesWritten(outputBytes)
+    writeMetrics.incWriteTime(writeNanos)
+    if (spillBytes > 0) context.taskMetrics().incDiskBytesSpilled(spillBytes)
+    blockResolver.writeMetadataFileAndCommit(
+      shuffleId, mapId, partitionLengths, checksums, temporaryFile)
+    mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId)
+  }
+
+  override def stop(success: Boolean): Option[MapStatus] = {
+    try {
+      if (stopping) None
+      else {
+        stopping = true
+        if (success && mapStatus != null) Some(mapStatus) else None
+      }
+    } finally {
+      close()
+    }
+  }
+
+  override def getPartitionLengths(): Array[Long] = partitionLengths
+
+  /** Frees the native writer (removing its files unless committed) and its memory. Idempotent. */
+  private def close(): Unit = {
+    if (writer != 0L) {
+      val handleToClose = writer
+      writer = 0L
+      SluiceNative.writerClose(handleToClose)
+    }
+    if (acquired > 0) {
+      memory.freeMemory(acquired)
+      acquired = 0L
+    }
+  }
+}

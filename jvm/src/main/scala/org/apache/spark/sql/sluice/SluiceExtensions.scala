@@ -1,0 +1,44 @@
+package org.apache.spark.sql.sluice
+
+import org.apache.spark.sql.SparkSessionExtensions
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
+import org.apache.spark.sql.internal.SQLConf
+
+/**
+ * The SQL side of the plugin: `spark.sql.extensions=org.apache.spark.sql.sluice.SluiceExtensions`.
+ *
+ * It hands each shuffle exchange's row schema to the shuffle manager by putting a
+ * SluiceShuffleInputExec under it, and changes nothing else: the exchange stays Spark's own
+ * ShuffleExchangeExec (partition ids, AQE statistics, coalescing, skew splits, reuse and stage
+ * retries are Spark's). The rule runs as a query-stage preparation rule (adaptive execution, on
+ * the whole plan after EnsureRequirements) and as a columnar rule before transitions (without
+ * adaptive execution); it is idempotent, so running in both places is harmless.
+ */
+class SluiceExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectQueryStagePrepRule(_ => TagShuffleInputs)
+    extensions.injectColumnar(_ => TagShuffleInputsColumnarRule)
+  }
+}
+
+/**
+ * Puts a SluiceShuffleInputExec under every shuffle exchange that has none. The session setting
+ * spark.sluice.enabled (default true) turns Sluice off for the session's later queries: their
+ * exchanges are tagged as declined, so they use Spark's sort shuffle.
+ */
+object TagShuffleInputs extends Rule[SparkPlan] {
+  override def apply(plan: SparkPlan): SparkPlan = {
+    val enabled = SQLConf.get.getConfString("spark.sluice.enabled", "true").toBoolean
+    plan.transformUp {
+      case exchange: ShuffleExchangeExec
+          if !exchange.child.isInstanceOf[SluiceShuffleInputExec] =>
+        exchange.withNewChildren(Seq(SluiceShuffleInputExec(exchange.child, enabled)))
+    }
+  }
+}
+
+object TagShuffleInputsColumnarRule extends ColumnarRule {
+  override def preColumnarTransitions: Rule[SparkPlan] = TagShuffleInputs
+}

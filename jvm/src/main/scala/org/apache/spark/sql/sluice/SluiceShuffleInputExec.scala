@@ -1,0 +1,29 @@
+package org.apache.spark.sql.sluice
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, SortOrder}
+import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.execution.{SparkPlan, UnaryExecNode}
+
+/**
+ * Sits between a ShuffleExchangeExec and its child and passes the child's rows through
+ * untouched; its RDD carries the rows' schema (SluiceSchemaRDD) for the shuffle manager, or, when
+ * the session turned Sluice off (`enabled` false), the reason to use Spark's shuffle.
+ */
+case class SluiceShuffleInputExec(child: SparkPlan, enabled: Boolean = true)
+  extends UnaryExecNode {
+  override def output: Seq[Attribute] = child.output
+  override def outputPartitioning: Partitioning = child.outputPartitioning
+  override def outputOrdering: Seq[SortOrder] = child.outputOrdering
+
+  override protected def doExecute(): RDD[InternalRow] = {
+    val schema =
+      if (enabled) SparkCatalogString.ofRow(child.output.map(_.dataType))
+      else Left("spark.sluice.enabled is false in the session")
+    new SluiceSchemaRDD(child.execute(), schema)
+  }
+
+  override protected def withNewChildInternal(newChild: SparkPlan): SluiceShuffleInputExec =
+    copy(child = newChild)
+}

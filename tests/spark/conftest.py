@@ -1,0 +1,104 @@
+"""A real Spark cluster for the plugin's tests: local-cluster[2,1,1024] (a master, a worker and
+two executor JVMs, each with one core), started once per test session, with Sluice's jar on the
+driver and executor class paths.
+
+SPARK_HOME is the pyspark package (it carries Spark's jars and bin/). The jar comes from
+SLUICE_SPARK_JAR (make test-spark sets it to build/sluice-spark.jar). Each test runs its query
+twice in the same session, with Sluice (the default) and with Spark's own shuffle
+(spark.sluice.enabled=false for the session), and compares the results.
+"""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+JAR = os.environ.get(
+    "SLUICE_SPARK_JAR",
+    os.path.join(os.path.dirname(__file__), "..", "..", "build", "sluice-spark.jar"))
+
+
+def _spark_home():
+    import pyspark
+    return os.path.dirname(pyspark.__file__)
+
+
+@pytest.fixture(scope="session")
+def local_dir():
+    directory = tempfile.mkdtemp(prefix="sluice-spark-test-")
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def spark(local_dir):
+    jar = os.path.abspath(JAR)
+    if not os.path.exists(jar):
+        pytest.fail(f"{jar} is missing: run make jar first")
+    os.environ["SPARK_HOME"] = _spark_home()
+    os.environ.setdefault("PYSPARK_PYTHON", "python3")
+    from pyspark.sql import SparkSession
+    session = (
+        SparkSession.builder.master("local-cluster[2,1,1024]")
+        .appName("sluice-spark-tests")
+        .config("spark.driver.extraClassPath", jar)
+        .config("spark.executor.extraClassPath", jar)
+        .config("spark.shuffle.manager", "org.apache.spark.shuffle.sluice.SluiceShuffleManager")
+        .config("spark.sql.extensions", "org.apache.spark.sql.sluice.SluiceExtensions")
+        .config("spark.local.dir", local_dir)
+        .config("spark.driver.memory", "1g")
+        .config("spark.ui.enabled", "true")
+        .config("spark.ui.port", "0")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.task.maxFailures", "4")
+        .config("spark.stage.maxConsecutiveAttempts", "8")
+        .config("spark.sluice.pageBytes", "1m")
+        .getOrCreate())
+    session.sparkContext.setLogLevel("WARN")
+    yield session
+    session.stop()
+
+
+def sluice_count(spark):
+    """Shuffles the driver has registered with Sluice so far."""
+    return spark._jvm.org.apache.spark.shuffle.sluice.SluiceStatistics.sluiceShuffles()
+
+
+def fallback_count(spark):
+    return spark._jvm.org.apache.spark.shuffle.sluice.SluiceStatistics.fallbackShuffles()
+
+
+def fallback_reasons(spark):
+    return spark._jvm.org.apache.spark.shuffle.sluice.SluiceStatistics.fallbackReasons()
+
+
+def _sorted_rows(rows):
+    return sorted((tuple(r) for r in rows), key=repr)
+
+
+def collect_both(spark, build_query, expect_sluice=True):
+    """Runs build_query(spark) with Sluice and with Spark's shuffle; returns both results,
+    sorted, after checking Sluice took (or did not take) the shuffles."""
+    before = sluice_count(spark)
+    with_sluice = build_query(spark).collect()
+    used = sluice_count(spark) - before
+    if expect_sluice:
+        assert used > 0, "the query's shuffles did not go through Sluice:\n" + fallback_reasons(spark)
+    spark.conf.set("spark.sluice.enabled", "false")
+    try:
+        before = sluice_count(spark)
+        with_spark = build_query(spark).collect()
+        assert sluice_count(spark) == before, "Sluice was used with spark.sluice.enabled=false"
+    finally:
+        spark.conf.unset("spark.sluice.enabled")
+    return _sorted_rows(with_sluice), _sorted_rows(with_spark)
+
+
+def assert_same_as_spark(spark, build_query, expect_sluice=True):
+    sluice_rows, spark_rows = collect_both(spark, build_query, expect_sluice)
+    assert len(sluice_rows) == len(spark_rows)
+    assert sluice_rows == spark_rows
+    return sluice_rows
