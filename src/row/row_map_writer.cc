@@ -1,0 +1,383 @@
+#include "sluice/row/row_map_writer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+#include "sluice/base/aligned_buffer.h"
+#include "sluice/base/bit_ops.h"
+#include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/segment_encoder.h"
+#include "sluice/row/packed_record_pointer.h"
+#include "sluice/row/row_to_columnar_converter.h"
+#include "sluice/write/map_output_files.h"
+
+namespace sluice {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NanosSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// The pointer array starts with room for this many rows and doubles: growth is sized by the
+// array itself, never by the page bytes (the reference writer's J2 finding).
+constexpr int64_t kInitialPointers = 4096;
+
+}  // namespace
+
+class RowMapWriter::Impl {
+ public:
+  explicit Impl(RowMapWriterOptions options) : options_(std::move(options)) {}
+  ~Impl() { Abort(); }
+
+  Status Init() {
+    MapWriterOptions& writer = options_.writer;
+    if (writer.schema == nullptr) return Status::Invalid("RowMapWriter: a schema is required");
+    if (writer.data_path.empty()) return Status::Invalid("RowMapWriter: data_path is required");
+    partition_count_ = writer.partitioning.partition_count;
+    if (partition_count_ < 1 ||
+        static_cast<uint64_t>(partition_count_) > PackedRecordPointer::kMaxPartitionId + 1) {
+      return Status::Invalid("RowMapWriter: partition count ", partition_count_,
+                             " is outside 1..16,777,216");
+    }
+    if (options_.page_bytes < 64 || options_.page_bytes > PackedRecordPointer::kMaxPageBytes) {
+      return Status::Invalid("RowMapWriter: page size ", options_.page_bytes,
+                             " is outside 64 bytes..128 MiB");
+    }
+    RowToColumnarOptions conversion;
+    conversion.validate_utf8 = options_.validate_utf8;
+    SLUICE_ASSIGN_OR_RAISE(converter_, RowToColumnarConverter::Make(writer.schema, conversion));
+    SLUICE_ASSIGN_OR_RAISE(encoder_, SegmentEncoder::Make(writer.schema, writer.encoding));
+    budget_ = writer.memory_budget != nullptr
+                  ? writer.memory_budget
+                  : std::make_shared<FixedMemoryBudget>(writer.memory_limit);
+    MapOutputFilesOptions files;
+    files.data_path = writer.data_path;
+    files.spill_directories = writer.spill_directories.empty()
+                                  ? std::vector<std::string>{DirectoryOf(writer.data_path)}
+                                  : writer.spill_directories;
+    files.checksum = writer.checksum;
+    files.overwrite = writer.overwrite;
+    files.sync = writer.sync;
+    files.file = writer.file;
+    if (writer.write_spark_files) {
+      const auto names = SparkShuffleFileNames::ForDataFile(writer.data_path);
+      files.index_path = writer.index_path.empty() ? names.index : writer.index_path;
+      if (writer.checksum != ChecksumAlgorithm::kNone) {
+        files.checksum_path =
+            writer.checksum_path.empty() ? names.Checksum(writer.checksum) : writer.checksum_path;
+      }
+    }
+    SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
+                                                          encoder_->schema_message()));
+    return Status::OK();
+  }
+
+  int32_t partition_count() const { return partition_count_; }
+  int64_t held_bytes() const { return held_bytes_; }
+  const MapWriterMetrics& metrics() const { return metrics_; }
+
+  Status AppendRow(uint32_t partition, const uint8_t* row, int32_t size) {
+    SLUICE_RETURN_NOT_OK(CheckOpen());
+    if (partition >= static_cast<uint32_t>(partition_count_)) {
+      return Fail(Status::Invalid("row for partition ", partition, " of ", partition_count_));
+    }
+    if (size < 0 || size % 8 != 0) {
+      return Fail(Status::Invalid("an UnsafeRow's size is a multiple of 8; got ", size));
+    }
+    const int64_t needed = kRowPrefixBytes + size;
+    if (current_page_ == nullptr || page_used_ + needed > current_page_->size()) {
+      SLUICE_ASSIGN_OR_RAISE(Page page, DoNewPage(needed));
+      (void)page;
+    }
+    uint8_t* at = current_page_->data() + page_used_;
+    bits::StoreUnaligned<int64_t>(at, size);
+    std::memcpy(at + kRowPrefixBytes, row, static_cast<size_t>(size));
+    const uint64_t pointer = PackedRecordPointer::Pack(
+        partition, static_cast<uint32_t>(pages_.size() - 1), static_cast<uint32_t>(page_used_));
+    page_used_ += needed;
+    metrics_.input_bytes += size;
+    return AddPointersUnchecked(&pointer, 1);
+  }
+
+  Result<Page> NewPage(int64_t min_bytes) {
+    SLUICE_RETURN_NOT_OK(CheckOpen());
+    auto page = DoNewPage(min_bytes);
+    if (!page.ok()) return Fail(page.status());
+    return page;
+  }
+
+  Status AddPointers(const uint64_t* pointers, int64_t count) {
+    SLUICE_RETURN_NOT_OK(CheckOpen());
+    for (int64_t i = 0; i < count; ++i) {
+      const uint64_t pointer = pointers[i];
+      const uint32_t partition = PackedRecordPointer::Partition(pointer);
+      const uint32_t page = PackedRecordPointer::Page(pointer);
+      const int64_t offset = PackedRecordPointer::Offset(pointer);
+      if (partition >= static_cast<uint32_t>(partition_count_) || page >= pages_.size() ||
+          offset + kRowPrefixBytes > pages_[page].size()) {
+        return Fail(Status::Invalid("record pointer ", i, " (partition ", partition, ", page ",
+                                    page, ", offset ", offset, ") is outside the ",
+                                    partition_count_, " partitions and ", pages_.size(),
+                                    " pages held"));
+      }
+      const int64_t size = bits::LoadUnaligned<int64_t>(pages_[page].data() + offset);
+      if (size < 0 || size % 8 != 0 || size > pages_[page].size() - offset - kRowPrefixBytes) {
+        return Fail(Status::Invalid("record pointer ", i, ": the row at page ", page, " offset ",
+                                    offset, " claims ", size, " bytes"));
+      }
+      metrics_.input_bytes += size;
+    }
+    return AddPointersUnchecked(pointers, count);
+  }
+
+  Result<int64_t> Spill() {
+    SLUICE_RETURN_NOT_OK(CheckOpen());
+    const int64_t before = held_bytes_;
+    const auto start = Clock::now();
+    Status status = DoSpill();
+    total_nanos_ += NanosSince(start);
+    if (!status.ok()) return Fail(status);
+    return before - held_bytes_;
+  }
+
+  Result<MapOutput> Finish() {
+    SLUICE_RETURN_NOT_OK(CheckOpen());
+    const auto start = Clock::now();
+    SortHeld();
+    MapOutput output;
+    Status status = files_->Finish([this](int32_t p) { return HasRows(p); },
+                                   [this](int32_t p, OutputFile* file, Checksum* checksum) {
+                                     return EncodePartition(p, file, checksum);
+                                   },
+                                   &output);
+    if (!status.ok()) return Fail(status);
+    FreeHeld();
+    total_nanos_ += NanosSince(start);
+    SyncMetrics();
+    output.metrics = metrics_;
+    finished_ = true;
+    return output;
+  }
+
+  void Abort() {
+    if (aborted_) return;
+    aborted_ = true;
+    FreeHeld();
+    if (files_ != nullptr && !finished_) files_->Abort();
+  }
+
+ private:
+  Status CheckOpen() const {
+    if (finished_) return Status::Invalid("RowMapWriter is finished");
+    if (aborted_) return Status::Invalid("RowMapWriter is aborted");
+    return Status::OK();
+  }
+
+  Status Fail(Status status) {
+    Abort();
+    return status;
+  }
+
+  // Reserves `bytes`, spilling what is held when the budget says no; one reservation beyond the
+  // budget is allowed when nothing is held (a task must make progress).
+  Status Reserve(int64_t bytes) {
+    if (budget_->TryReserve(bytes)) return Status::OK();
+    if (row_count_ > 0) {
+      SLUICE_RETURN_NOT_OK(DoSpill());
+      if (budget_->TryReserve(bytes)) return Status::OK();
+    }
+    budget_->ForceReserve(bytes);
+    return Status::OK();
+  }
+
+  Result<Page> DoNewPage(int64_t min_bytes) {
+    if (min_bytes > PackedRecordPointer::kMaxPageBytes) {
+      return Status::Invalid("a row of ", min_bytes - kRowPrefixBytes,
+                             " bytes does not fit in a 128 MiB page");
+    }
+    if (pages_.size() > PackedRecordPointer::kMaxPageNumber) {
+      SLUICE_RETURN_NOT_OK(DoSpill());  // 8192 pages held: the page numbers are used up
+    }
+    const int64_t bytes = std::max(options_.page_bytes, bits::RoundUp(min_bytes, 8));
+    SLUICE_RETURN_NOT_OK(Reserve(bytes));
+    held_bytes_ += bytes;
+    metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
+    pages_.emplace_back(bytes);
+    pages_.back().Resize(bytes);
+    current_page_ = &pages_.back();
+    page_used_ = 0;
+    return Page{static_cast<uint32_t>(pages_.size() - 1), pages_.back().data(), bytes};
+  }
+
+  // Appends pointers to rows already in pages. Growing the array is charged to the budget but
+  // never spills: the rows these pointers name sit in the pages a spill would free. Pages drive
+  // spilling; the array (16 bytes per row with its sort scratch) follows the pages.
+  Status AddPointersUnchecked(const uint64_t* pointers, int64_t count) {
+    // The array keeps twice the rows as room: the radix sort uses the second half as scratch.
+    if (2 * (row_count_ + count) > pointer_capacity_) {
+      int64_t capacity = std::max<int64_t>(pointer_capacity_, 2 * kInitialPointers);
+      while (capacity < 2 * (row_count_ + count)) capacity *= 2;
+      const int64_t added_bytes = (capacity - pointer_capacity_) * 8;
+      if (!budget_->TryReserve(added_bytes)) budget_->ForceReserve(added_bytes);
+      held_bytes_ += added_bytes;
+      metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
+      pointers_.Resize(capacity * 8);
+      pointer_capacity_ = capacity;
+    }
+    std::memcpy(pointers_.data() + row_count_ * 8, pointers, static_cast<size_t>(count) * 8);
+    row_count_ += count;
+    metrics_.rows += count;
+    return Status::OK();
+  }
+
+  // Sorts the held pointers by partition and sets the cursor that the encode callbacks advance.
+  void SortHeld() {
+    sorted_ = nullptr;
+    cursor_ = 0;
+    if (row_count_ == 0) return;
+    const auto start = Clock::now();
+    auto* pointers = reinterpret_cast<uint64_t*>(pointers_.data());
+    sorted_ = SortPointersByPartition(pointers, pointers + row_count_, row_count_);
+    metrics_.partition_nanos += NanosSince(start);
+    int64_t row_bytes = 0;
+    for (const AlignedBuffer& page : pages_) row_bytes += page.size();
+    const int64_t average = std::max<int64_t>(1, row_bytes / row_count_);
+    rows_per_block_ = std::clamp<int64_t>(options_.writer.target_block_bytes / average, 1,
+                                          options_.writer.target_block_rows);
+  }
+
+  bool HasRows(int32_t partition) const {
+    return sorted_ != nullptr && cursor_ < row_count_ &&
+           PackedRecordPointer::Partition(sorted_[cursor_]) == static_cast<uint32_t>(partition);
+  }
+
+  // Converts partition p's rows (the sorted run at the cursor) to columns, block by block, and
+  // encodes each block into `file`.
+  Status EncodePartition(int32_t partition, OutputFile* file, Checksum* checksum) {
+    while (HasRows(partition)) {
+      row_addresses_.clear();
+      row_sizes_.clear();
+      while (HasRows(partition) && static_cast<int64_t>(row_addresses_.size()) < rows_per_block_) {
+        const uint64_t pointer = sorted_[cursor_++];
+        const uint8_t* at = pages_[PackedRecordPointer::Page(pointer)].data() +
+                            PackedRecordPointer::Offset(pointer);
+        row_addresses_.push_back(at + kRowPrefixBytes);
+        row_sizes_.push_back(static_cast<int32_t>(bits::LoadUnaligned<int64_t>(at)));
+      }
+      const auto convert_start = Clock::now();
+      converter_->Reset();
+      SLUICE_RETURN_NOT_OK(converter_->Append(row_addresses_.data(), row_sizes_.data(),
+                                              static_cast<int64_t>(row_addresses_.size())));
+      convert_nanos_ += NanosSince(convert_start);
+      AlignedBuffer* pending = file->pending();
+      const int64_t before = pending->size();
+      SLUICE_RETURN_NOT_OK(encoder_->AppendRecordBatch(converter_->View(), pending));
+      checksum->Update(pending->data() + before, pending->size() - before);
+      SLUICE_RETURN_NOT_OK(files_->FlushIfFull(file));
+    }
+    return Status::OK();
+  }
+
+  Status DoSpill() {
+    if (row_count_ == 0) return Status::OK();
+    SortHeld();
+    SLUICE_RETURN_NOT_OK(files_->Spill([this](int32_t p) { return HasRows(p); },
+                                       [this](int32_t p, OutputFile* file, Checksum* checksum) {
+                                         return EncodePartition(p, file, checksum);
+                                       }));
+    FreeHeld();
+    SyncMetrics();
+    return Status::OK();
+  }
+
+  void FreeHeld() {
+    pages_.clear();
+    current_page_ = nullptr;
+    page_used_ = 0;
+    pointers_.Release();
+    pointer_capacity_ = 0;
+    row_count_ = 0;
+    sorted_ = nullptr;
+    cursor_ = 0;
+    if (held_bytes_ > 0) budget_->Release(held_bytes_);
+    held_bytes_ = 0;
+  }
+
+  void SyncMetrics() {
+    const auto& encoder_metrics = encoder_->metrics();
+    const auto& file_metrics = files_->metrics();
+    metrics_.batches = encoder_metrics.blocks;
+    metrics_.blocks = encoder_metrics.blocks;
+    // Converting rows into columns is this writer's gather.
+    metrics_.gather_nanos = encoder_metrics.gather_nanos + convert_nanos_;
+    metrics_.compress_nanos = encoder_metrics.compress_nanos;
+    metrics_.spills = file_metrics.spills;
+    metrics_.spill_bytes = file_metrics.spill_bytes;
+    metrics_.write_nanos = file_metrics.write_nanos;
+    metrics_.output_bytes = file_metrics.output_bytes;
+    metrics_.total_nanos = total_nanos_;
+  }
+
+  RowMapWriterOptions options_;
+  int32_t partition_count_ = 0;
+  std::unique_ptr<RowToColumnarConverter> converter_;
+  std::unique_ptr<SegmentEncoder> encoder_;
+  std::shared_ptr<MemoryBudget> budget_;
+  std::unique_ptr<MapOutputFiles> files_;
+  bool finished_ = false;
+  bool aborted_ = false;
+
+  std::vector<AlignedBuffer> pages_;
+  AlignedBuffer* current_page_ = nullptr;
+  int64_t page_used_ = 0;
+  AlignedBuffer pointers_;  // uint64 pointers, first half used, second half sort scratch
+  int64_t pointer_capacity_ = 0;
+  int64_t row_count_ = 0;
+  int64_t held_bytes_ = 0;
+
+  const uint64_t* sorted_ = nullptr;
+  int64_t cursor_ = 0;
+  int64_t rows_per_block_ = 1;
+  std::vector<const uint8_t*> row_addresses_;
+  std::vector<int32_t> row_sizes_;
+  int64_t convert_nanos_ = 0;
+  int64_t total_nanos_ = 0;
+  MapWriterMetrics metrics_;
+};
+
+RowMapWriter::RowMapWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RowMapWriter::~RowMapWriter() = default;
+
+Result<std::unique_ptr<RowMapWriter>> RowMapWriter::Make(RowMapWriterOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(options));
+  SLUICE_RETURN_NOT_OK(impl->Init());
+  return std::unique_ptr<RowMapWriter>(new RowMapWriter(std::move(impl)));
+}
+
+Status RowMapWriter::AppendRow(uint32_t partition, const uint8_t* row, int32_t size) {
+  return impl_->AppendRow(partition, row, size);
+}
+Result<RowMapWriter::Page> RowMapWriter::NewPage(int64_t min_bytes) {
+  return impl_->NewPage(min_bytes);
+}
+Status RowMapWriter::AddPointers(const uint64_t* pointers, int64_t count) {
+  return impl_->AddPointers(pointers, count);
+}
+Result<int64_t> RowMapWriter::Spill() { return impl_->Spill(); }
+Result<MapOutput> RowMapWriter::Finish() { return impl_->Finish(); }
+void RowMapWriter::Abort() { impl_->Abort(); }
+int32_t RowMapWriter::partition_count() const { return impl_->partition_count(); }
+int64_t RowMapWriter::held_bytes() const { return impl_->held_bytes(); }
+const MapWriterMetrics& RowMapWriter::metrics() const { return impl_->metrics(); }
+
+}  // namespace sluice
