@@ -32,6 +32,10 @@ std::string DirectoryOf(const std::string& path) {
 // array itself, never by the page bytes (the reference writer's J2 finding).
 constexpr int64_t kInitialPointers = 4096;
 
+// How many sorted rows ahead the spill pass prefetches: enough to cover a memory round trip at a
+// few nanoseconds per row.
+constexpr int64_t kPrefetchDistance = 16;
+
 }  // namespace
 
 class RowMapWriter::Impl {
@@ -268,6 +272,12 @@ class RowMapWriter::Impl {
       row_addresses_.clear();
       row_sizes_.clear();
       while (HasRows(partition) && static_cast<int64_t>(row_addresses_.size()) < rows_per_block_) {
+        // Sorted rows are visited in an order unrelated to where they lie: fetch ahead.
+        if (cursor_ + kPrefetchDistance < row_count_) {
+          const uint64_t ahead = sorted_[cursor_ + kPrefetchDistance];
+          __builtin_prefetch(pages_[PackedRecordPointer::Page(ahead)].data() +
+                             PackedRecordPointer::Offset(ahead));
+        }
         const uint64_t pointer = sorted_[cursor_++];
         const uint8_t* at = pages_[PackedRecordPointer::Page(pointer)].data() +
                             PackedRecordPointer::Offset(pointer);
