@@ -126,10 +126,9 @@ Shape ListOfInt64(int elements) {
 }
 
 Shape MapOfInt64(int entries) {
-  return Shape{
-      MakeSchema({MakeField("m", DataType::Map(DataType::Int64(), DataType::Int64(), false),
-                            false)}),
-      0, entries};
+  return Shape{MakeSchema({MakeField(
+                   "m", DataType::Map(DataType::Int64(), DataType::Int64(), false), false)}),
+               0, entries};
 }
 
 Shape Strings(int columns) {
@@ -141,16 +140,15 @@ Shape Strings(int columns) {
 }
 
 Shape ListOfStruct(int elements) {
-  const TypePtr element = DataType::Struct(
-      {Int64Field("a"), Int64Field("b"), MakeField("c", DataType::Utf8(), false)});
+  const TypePtr element =
+      DataType::Struct({Int64Field("a"), Int64Field("b"), MakeField("c", DataType::Utf8(), false)});
   return Shape{MakeSchema({MakeField("l", DataType::List(element, false), false)}), 0, elements, 8};
 }
 
 Shape MapOfStringToInt64(int entries) {
-  return Shape{
-      MakeSchema({MakeField("m", DataType::Map(DataType::Utf8(), DataType::Int64(), false),
-                            false)}),
-      0, entries, 8};
+  return Shape{MakeSchema({MakeField("m", DataType::Map(DataType::Utf8(), DataType::Int64(), false),
+                                     false)}),
+               0, entries, 8};
 }
 
 // The rows of a shape, converted once.
@@ -250,18 +248,16 @@ void ColumnarToRow(benchmark::State& state, const std::function<Shape()>& make_s
 
 void RegisterBoth(const std::string& name, std::function<Shape()> make_shape,
                   bool columnar_to_row) {
-  benchmark::RegisterBenchmark(("RowToColumnar/" + name).c_str(),
-                               [make_shape](benchmark::State& state) {
-                                 RowToColumnar(state, make_shape);
-                               })
+  benchmark::RegisterBenchmark(
+      ("RowToColumnar/" + name).c_str(),
+      [make_shape](benchmark::State& state) { RowToColumnar(state, make_shape); })
       ->Arg(1000)
       ->Arg(10000)
       ->Unit(benchmark::kMicrosecond);
   if (columnar_to_row) {
-    benchmark::RegisterBenchmark(("ColumnarToRow/" + name).c_str(),
-                                 [make_shape](benchmark::State& state) {
-                                   ColumnarToRow(state, make_shape);
-                                 })
+    benchmark::RegisterBenchmark(
+        ("ColumnarToRow/" + name).c_str(),
+        [make_shape](benchmark::State& state) { ColumnarToRow(state, make_shape); })
         ->Arg(1000)
         ->Arg(10000)
         ->Unit(benchmark::kMicrosecond);
@@ -269,25 +265,31 @@ void RegisterBoth(const std::string& name, std::function<Shape()> make_shape,
 }
 
 void RegisterAll() {
-  RegisterBoth("int64_x100", [] { return PrimitiveColumns(100, false, 0.0); }, true);
-  RegisterBoth("nullable_int64_x100_10pct_null", [] { return PrimitiveColumns(100, true, 0.1); },
-               true);
+  RegisterBoth(
+      "int64_x100", [] { return PrimitiveColumns(100, false, 0.0); }, true);
+  RegisterBoth(
+      "nullable_int64_x100_10pct_null", [] { return PrimitiveColumns(100, true, 0.1); }, true);
   for (int depth = 1; depth <= 3; ++depth) {
     for (int fields : {5, 10, 20}) {
-      RegisterBoth("struct_depth" + std::to_string(depth) + "_int64_x" + std::to_string(fields),
-                   [depth, fields] { return NestedStruct(depth, fields); },
-                   depth == 2 && fields == 10);
+      RegisterBoth(
+          "struct_depth" + std::to_string(depth) + "_int64_x" + std::to_string(fields),
+          [depth, fields] { return NestedStruct(depth, fields); }, depth == 2 && fields == 10);
     }
   }
   for (int elements : {10, 100}) {
-    RegisterBoth("list_int64_len" + std::to_string(elements),
-                 [elements] { return ListOfInt64(elements); }, elements == 100);
-    RegisterBoth("map_int64_int64_len" + std::to_string(elements),
-                 [elements] { return MapOfInt64(elements); }, elements == 10);
+    RegisterBoth(
+        "list_int64_len" + std::to_string(elements), [elements] { return ListOfInt64(elements); },
+        elements == 100);
+    RegisterBoth(
+        "map_int64_int64_len" + std::to_string(elements),
+        [elements] { return MapOfInt64(elements); }, elements == 10);
   }
-  RegisterBoth("string_x10", [] { return Strings(10); }, true);
-  RegisterBoth("list_struct_len5", [] { return ListOfStruct(5); }, true);
-  RegisterBoth("map_string_int64_len10", [] { return MapOfStringToInt64(10); }, true);
+  RegisterBoth(
+      "string_x10", [] { return Strings(10); }, true);
+  RegisterBoth(
+      "list_struct_len5", [] { return ListOfStruct(5); }, true);
+  RegisterBoth(
+      "map_string_int64_len10", [] { return MapOfStringToInt64(10); }, true);
 }
 
 }  // namespace

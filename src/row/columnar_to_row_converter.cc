@@ -29,7 +29,9 @@ T Load(const uint8_t* source) {
   return bits::LoadUnaligned<T>(source);
 }
 
-void Store64(uint8_t* dest, uint64_t value) { bits::StoreUnaligned<uint64_t>(dest, value); }
+void Store64(uint8_t* dest, uint64_t value) {
+  bits::StoreUnaligned<uint64_t>(dest, value);
+}
 
 // Returns true when some value of `array` may be null (a null-type array is all nulls).
 bool MayHaveNulls(const ArrayData& array) {
@@ -242,9 +244,8 @@ class FixedWriter final : public ValueWriter {
         Store64(out + targets.starts[p] + targets.slot_offset, value);
       });
       // Then zero the slots of the nulls.
-      ForEachNull(array, selection.begin, selection.count, [&](int64_t p) {
-        Store64(out + targets.starts[p] + targets.slot_offset, 0);
-      });
+      ForEachNull(array, selection.begin, selection.count,
+                  [&](int64_t p) { Store64(out + targets.starts[p] + targets.slot_offset, 0); });
     } else {
       ForEachSelected(selection, [&](int64_t p, int64_t i) {
         const uint64_t value = kConvert(Load<Arrow>(values + i * kArrowWidth));
@@ -269,14 +270,13 @@ class FixedWriter final : public ValueWriter {
         }
       } else {
         for (int64_t e = 0; e < elements; ++e) {
-          bits::StoreUnaligned<Element>(
-              dest + e * kElementWidth, kConvert(Load<Arrow>(values + (begin + e) * kArrowWidth)));
+          bits::StoreUnaligned<Element>(dest + e * kElementWidth,
+                                        kConvert(Load<Arrow>(values + (begin + e) * kArrowWidth)));
         }
       }
       if (nulls) {
-        ForEachNull(array, begin, elements, [&](int64_t e) {
-          bits::StoreUnaligned<Element>(dest + e * kElementWidth, 0);
-        });
+        ForEachNull(array, begin, elements,
+                    [&](int64_t e) { bits::StoreUnaligned<Element>(dest + e * kElementWidth, 0); });
       }
     }
     return Status::OK();
@@ -459,8 +459,7 @@ class BinaryWriter final : public ValueWriter {
  public:
   using ValueWriter::ValueWriter;
 
-  void AddFieldSizes(const ArrayData& array, const Selection& selection,
-                     int64_t* sizes) override {
+  void AddFieldSizes(const ArrayData& array, const Selection& selection, int64_t* sizes) override {
     const int32_t* offsets = array.value_offsets<int32_t>();
     ForEachSelected(selection, [&](int64_t p, int64_t i) {
       if (array.IsValid(i)) sizes[p] += RoundUpToWord(offsets[i + 1] - offsets[i]);
@@ -589,8 +588,7 @@ class NestedWriter : public ValueWriter {
  public:
   using ValueWriter::ValueWriter;
 
-  void AddFieldSizes(const ArrayData& array, const Selection& selection,
-                     int64_t* sizes) override {
+  void AddFieldSizes(const ArrayData& array, const Selection& selection, int64_t* sizes) override {
     nested_.Clear();
     ForEachValidField(array, selection, [&](int64_t i) { Collect(array, i); });
     ComputeSizes(array);
@@ -688,8 +686,8 @@ class StructWriter final : public NestedWriter {
     const int64_t count = nested_.count();
     const std::vector<int64_t>& indices = nested_.begins();
     const bool dense = count > 0 && indices.back() - indices.front() == count - 1;
-    selection_ = dense ? Selection{indices.front(), count, nullptr}
-                       : Selection{0, count, indices.data()};
+    selection_ =
+        dense ? Selection{indices.front(), count, nullptr} : Selection{0, count, indices.data()};
     nested_.sizes().assign(static_cast<size_t>(count), fixed_bytes_);
     for (size_t j = 0; j < children_.size(); ++j) {
       if (children_[j]->variable()) {
@@ -878,10 +876,10 @@ std::unique_ptr<ValueWriter> MakeWriter(const DataType& type, const std::string&
       return MakeFixedWriter<uint64_t, uint64_t>(type, path);
     case TypeId::kFloat32:
       return std::make_unique<FixedWriter<uint32_t, uint32_t, &CanonicalFloatBits, false>>(&type,
-                                                                                          path);
+                                                                                           path);
     case TypeId::kFloat64:
-      return std::make_unique<FixedWriter<uint64_t, uint64_t, &CanonicalDoubleBits, false>>(
-          &type, path);
+      return std::make_unique<FixedWriter<uint64_t, uint64_t, &CanonicalDoubleBits, false>>(&type,
+                                                                                            path);
     case TypeId::kDecimal128:
       if (IsLargeDecimal(type.precision())) {
         return std::make_unique<LargeDecimalWriter>(&type, path);
@@ -955,8 +953,8 @@ Status ColumnarToRowConverter::Convert(const RecordBatch& batch, int64_t start, 
   const int64_t bytes_before = output->bytes.size();
   const size_t rows_before = output->offsets.size();
   for (int64_t chunk = start; chunk < start + count; chunk += row_internal::kChunkRows) {
-    Status status = ConvertChunk(
-        batch, chunk, std::min(row_internal::kChunkRows, start + count - chunk), output);
+    Status status = ConvertChunk(batch, chunk,
+                                 std::min(row_internal::kChunkRows, start + count - chunk), output);
     if (!status.ok()) {
       output->bytes.Resize(bytes_before);
       output->offsets.resize(rows_before);
@@ -1016,10 +1014,10 @@ Status ColumnarToRowConverter::ConvertChunk(const RecordBatch& batch, int64_t st
   for (size_t c = 0; c < columns_.size(); ++c) {
     const ArrayData& column = batch.column(c);
     const auto field = static_cast<int64_t>(c);
-    SLUICE_RETURN_NOT_OK(columns_[c]->WriteFields(
-        column, rows,
-        FieldTargets{out, row_starts_.data(), row_cursors_.data(),
-                     bitset_bytes_ + row_internal::kWordBytes * field}));
+    SLUICE_RETURN_NOT_OK(
+        columns_[c]->WriteFields(column, rows,
+                                 FieldTargets{out, row_starts_.data(), row_cursors_.data(),
+                                              bitset_bytes_ + row_internal::kWordBytes * field}));
     row_internal::ForEachNull(column, start, count, [&](int64_t k) {
       row_internal::SetNullBit(out + row_starts_[k], field);
     });

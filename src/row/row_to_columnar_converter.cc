@@ -106,7 +106,7 @@ struct StructSet {
   const int32_t* sizes;         // bytes of each struct, fixed region and variable region
   const int32_t* row_ids;       // the chunk row each struct belongs to
   int64_t count;
-  int64_t bitset_bytes;         // bytes of each struct's null bitset
+  int64_t bitset_bytes;  // bytes of each struct's null bitset
   const NullIndex* nulls;
 };
 
@@ -115,7 +115,7 @@ struct StructSet {
 struct ArraySet {
   const uint8_t* const* bases;  // first byte of each array (its element count)
   const int32_t* sizes;
-  const int32_t* lengths;       // element count of each array
+  const int32_t* lengths;  // element count of each array
   const int32_t* row_ids;
   int64_t count;
   int64_t total_elements;
@@ -643,8 +643,8 @@ class BinaryAppender final : public ColumnAppender {
         const uint8_t* bytes = nullptr;
         int32_t size = 0;
         SLUICE_RETURN_NOT_OK(ReadVariableSlot(context, structs.row_ids[i], structs.bases[i],
-                                              structs.sizes[i], structs.bases[i] + slot, 0,
-                                              &bytes, &size));
+                                              structs.sizes[i], structs.bases[i] + slot, 0, &bytes,
+                                              &size));
         end += size;
         SLUICE_RETURN_NOT_OK(
             CheckBudget(context, end - start, structs.row_ids[i], structs.bases[i] + slot));
@@ -804,8 +804,8 @@ class BinaryAppender final : public ColumnAppender {
               ArrayHeaderBytes(count) + count * width, " bytes, it has ", size);
 }
 
-inline Status CheckArrayHeader(const ChunkContext& context, const std::string& path,
-                               int32_t row_id, const uint8_t* array, int64_t size, int64_t width,
+inline Status CheckArrayHeader(const ChunkContext& context, const std::string& path, int32_t row_id,
+                               const uint8_t* array, int64_t size, int64_t width,
                                int64_t* elements) {
   if (size >= kWordBytes) {
     const int64_t count = Load<int64_t>(array);
@@ -844,8 +844,7 @@ class ArraySetBuilder {
   }
   int64_t total() const { return total_; }
   ArraySet Set() const {
-    return ArraySet{bases_.data(), sizes_.data(), lengths_.data(), row_ids_.data(), count_,
-                    total_};
+    return ArraySet{bases_.data(), sizes_.data(), lengths_.data(), row_ids_.data(), count_, total_};
   }
 
  private:
@@ -980,8 +979,8 @@ class ListAppender final : public OffsetsAppender {
   }
 
  private:
-  Status AddArray(const ChunkContext& context, int32_t row_id, const uint8_t* base,
-                  int64_t bound, const uint8_t* slot, int64_t* claimed) {
+  Status AddArray(const ChunkContext& context, int32_t row_id, const uint8_t* base, int64_t bound,
+                  const uint8_t* slot, int64_t* claimed) {
     const uint8_t* array = nullptr;
     int32_t size = 0;
     SLUICE_RETURN_NOT_OK(
@@ -1024,8 +1023,8 @@ class MapAppender final : public OffsetsAppender {
     int64_t claimed = 0;
     for (int64_t i = 0; i < structs.count; ++i) {
       if (!(may_be_null && FieldIsNull(structs, i, field))) {
-        SLUICE_RETURN_NOT_OK(AddMap(context, structs.row_ids[i], structs.bases[i],
-                                    structs.sizes[i], structs.bases[i] + slot, &claimed));
+        SLUICE_RETURN_NOT_OK(AddMap(context, structs.row_ids[i], structs.bases[i], structs.sizes[i],
+                                    structs.bases[i] + slot, &claimed));
       }
       ends[i] = static_cast<int32_t>(std::min(start + keys_.total(), kMaxOffset));
     }
@@ -1170,8 +1169,8 @@ class StructAppender final : public ColumnAppender {
         continue;
       }
       SLUICE_RETURN_NOT_OK(ReadVariableSlot(context, structs.row_ids[i], structs.bases[i],
-                                            structs.sizes[i], structs.bases[i] + slot,
-                                            fixed_bytes_, &bases_[i], &sizes_[i]));
+                                            structs.sizes[i], structs.bases[i] + slot, fixed_bytes_,
+                                            &bases_[i], &sizes_[i]));
       claimed += sizes_[i];
       SLUICE_RETURN_NOT_OK(
           CheckBudget(context, claimed, structs.row_ids[i], structs.bases[i] + slot));
@@ -1196,8 +1195,8 @@ class StructAppender final : public ColumnAppender {
           continue;
         }
         SLUICE_RETURN_NOT_OK(ReadVariableSlot(context, arrays.row_ids[k], arrays.bases[k],
-                                              arrays.sizes[k], slots + e * kWordBytes,
-                                              fixed_bytes_, &bases_[index], &sizes_[index]));
+                                              arrays.sizes[k], slots + e * kWordBytes, fixed_bytes_,
+                                              &bases_[index], &sizes_[index]));
         claimed += sizes_[index];
         SLUICE_RETURN_NOT_OK(
             CheckBudget(context, claimed, arrays.row_ids[k], slots + e * kWordBytes));
@@ -1290,8 +1289,8 @@ std::unique_ptr<ColumnAppender> MakeAppender(const DataType& type, const std::st
     case TypeId::kBinary:
       return std::make_unique<BinaryAppender>(&type, path);
     case TypeId::kList: {
-      auto element = MakeAppender(type.child_type(0), path + "." + type.children()[0].name,
-                                  null_row, strings);
+      auto element =
+          MakeAppender(type.child_type(0), path + "." + type.children()[0].name, null_row, strings);
       return std::make_unique<ListAppender>(&type, path, std::move(element));
     }
     case TypeId::kMap: {
@@ -1364,8 +1363,8 @@ Result<std::unique_ptr<RowToColumnarConverter>> RowToColumnarConverter::Make(
   const auto* null_row = reinterpret_cast<const uint8_t*>(converter->null_row_.data());
 
   for (const Field& field : fields.fields()) {
-    converter->columns_.push_back(row_internal::MakeAppender(
-        *field.type, field.name, null_row, &converter->string_appenders_));
+    converter->columns_.push_back(row_internal::MakeAppender(*field.type, field.name, null_row,
+                                                             &converter->string_appenders_));
   }
   converter->chunk_ = std::make_unique<row_internal::ChunkScratch>();
   converter->chunk_->row_ids.resize(row_internal::kMaxChunkRows);
@@ -1378,10 +1377,9 @@ Status RowToColumnarConverter::Append(const uint8_t* const* rows, const int32_t*
   if (count < 0) return Status::Invalid("RowToColumnarConverter: negative row count ", count);
   for (int64_t i = 0; i < count; ++i) {
     if (sizes[i] < fixed_bytes_) {
-      return Status::Corrupt("UnsafeRow ", i, ", byte offset 0: a row of ", sizes[i],
-                             " bytes is shorter than the ", fixed_bytes_,
-                             " bytes of its null bitset and ", schema_->num_fields(),
-                             " field slots");
+      return Status::Corrupt(
+          "UnsafeRow ", i, ", byte offset 0: a row of ", sizes[i], " bytes is shorter than the ",
+          fixed_bytes_, " bytes of its null bitset and ", schema_->num_fields(), " field slots");
     }
     if (rows[i] == nullptr && sizes[i] > 0) {
       return Status::Invalid("UnsafeRow ", i, ": null pointer for a row of ", sizes[i], " bytes");
@@ -1426,8 +1424,8 @@ Status RowToColumnarConverter::AppendChunk(const uint8_t* const* rows, const int
   const auto field_count = static_cast<int64_t>(columns_.size());
   const int64_t bitset_bytes = row_internal::BitsetBytes(field_count);
   chunk_->nulls.Build(rows, count, bitset_bytes);
-  const row_internal::StructSet set{rows,         sizes, chunk_->row_ids.data(), count,
-                                    bitset_bytes, &chunk_->nulls};
+  const row_internal::StructSet set{rows,  sizes,        chunk_->row_ids.data(),
+                                    count, bitset_bytes, &chunk_->nulls};
   for (int64_t c = 0; c < field_count; ++c) {
     SLUICE_RETURN_NOT_OK(columns_[c]->AppendFields(set, c, context));
   }

@@ -24,8 +24,8 @@ Status SplitFramedRows(const uint8_t* data, int64_t size, std::vector<const uint
       return Status::Corrupt("UnsafeRow stream, byte offset ", position, ": expected a 4-byte ",
                              "row size, found ", size - position, " bytes before the end");
     }
-    const auto row_size = static_cast<int32_t>(
-        bits::FromBigEndian32(bits::LoadUnaligned<uint32_t>(data + position)));
+    const auto row_size =
+        static_cast<int32_t>(bits::FromBigEndian32(bits::LoadUnaligned<uint32_t>(data + position)));
     if (row_size < 0 || row_size > size - position - kPrefixBytes) {
       return Status::Corrupt("UnsafeRow stream, byte offset ", position, ": row size ", row_size,
                              " does not fit in the ", size - position - kPrefixBytes,

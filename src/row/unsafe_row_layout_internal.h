@@ -29,10 +29,14 @@ constexpr int32_t kMaxLongDigits = 18;
 constexpr int64_t kRowDecimalBytes = 16;
 
 /// Rounds up to a multiple of the word.
-constexpr int64_t RoundUpToWord(int64_t bytes) { return (bytes + 7) & ~int64_t{7}; }
+constexpr int64_t RoundUpToWord(int64_t bytes) {
+  return (bytes + 7) & ~int64_t{7};
+}
 
 /// Returns the bytes of a null bitset for `count` fields or elements: one word per 64.
-constexpr int64_t BitsetBytes(int64_t count) { return ((count + 63) / 64) * kWordBytes; }
+constexpr int64_t BitsetBytes(int64_t count) {
+  return ((count + 63) / 64) * kWordBytes;
+}
 
 /// Returns the bytes of an UnsafeRow's null bitset and slots.
 constexpr int64_t RowFixedBytes(int64_t fields) {
@@ -40,10 +44,14 @@ constexpr int64_t RowFixedBytes(int64_t fields) {
 }
 
 /// Returns the bytes of an UnsafeArrayData's element count and null bitset.
-constexpr int64_t ArrayHeaderBytes(int64_t elements) { return kWordBytes + BitsetBytes(elements); }
+constexpr int64_t ArrayHeaderBytes(int64_t elements) {
+  return kWordBytes + BitsetBytes(elements);
+}
 
 /// Returns true when a decimal of `precision` is stored as bytes in the variable region.
-constexpr bool IsLargeDecimal(int32_t precision) { return precision > kMaxLongDigits; }
+constexpr bool IsLargeDecimal(int32_t precision) {
+  return precision > kMaxLongDigits;
+}
 
 /// Returns the bytes one element of `type` takes in an UnsafeArrayData: the natural width of
 /// boolean, byte, short, int, long, float, double, date and timestamp; 8 for a decimal of
@@ -87,7 +95,11 @@ inline uint64_t PackOffsetAndSize(int64_t offset, int64_t size) {
 }
 
 /// Unpacks a slot of a variable-length value, as Spark does: both halves are signed ints.
-inline int32_t SlotOffset(uint64_t slot) { return static_cast<int32_t>(slot >> 32); }
-inline int32_t SlotSize(uint64_t slot) { return static_cast<int32_t>(slot & 0xffffffffu); }
+inline int32_t SlotOffset(uint64_t slot) {
+  return static_cast<int32_t>(slot >> 32);
+}
+inline int32_t SlotSize(uint64_t slot) {
+  return static_cast<int32_t>(slot & 0xffffffffu);
+}
 
 }  // namespace sluice::row_internal

@@ -114,9 +114,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "rows written from an accepted batch are read back");
   sluice::UnsafeRowBatch second;
   SLUICE_CHECK(writer->Convert(reader->View(), 0, row_count, &second).ok(), "second write");
-  SLUICE_CHECK(first.sizes == second.sizes &&
-                   std::memcmp(first.bytes.data(), second.bytes.data(),
-                               static_cast<size_t>(first.bytes.size())) == 0,
-               "rows -> columns -> rows gives the same bytes");
+  SLUICE_CHECK(
+      first.sizes == second.sizes && std::memcmp(first.bytes.data(), second.bytes.data(),
+                                                 static_cast<size_t>(first.bytes.size())) == 0,
+      "rows -> columns -> rows gives the same bytes");
   return 0;
 }

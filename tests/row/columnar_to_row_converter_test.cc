@@ -51,11 +51,10 @@ void FillVectorRow(std::vector<std::unique_ptr<ArrayBuilder>>& builders) {
 }
 
 TEST(ColumnarToRowConverterTest, ZeroExtendsNarrowValuesAndCanonicalisesNaN) {
-  const SchemaPtr schema = MakeSchema({MakeField("b", DataType::Int8()),
-                                       MakeField("i", DataType::Int32()),
-                                       MakeField("f", DataType::Float32()),
-                                       MakeField("d", DataType::Float64()),
-                                       MakeField("t", DataType::Boolean())});
+  const SchemaPtr schema =
+      MakeSchema({MakeField("b", DataType::Int8()), MakeField("i", DataType::Int32()),
+                  MakeField("f", DataType::Float32()), MakeField("d", DataType::Float64()),
+                  MakeField("t", DataType::Boolean())});
   const auto row = ConvertOneRow(schema, [](auto& builders) {
     builders[0]->template Append<int8_t>(-1);
     builders[1]->template Append<int32_t>(-2);
@@ -67,12 +66,7 @@ TEST(ColumnarToRowConverterTest, ZeroExtendsNarrowValuesAndCanonicalisesNaN) {
     builders[4]->template Append<bool>(true);
   });
   RowBytes expected;
-  expected.Word(0)
-      .Word(0xff)
-      .Word(0xfffffffe)
-      .Word(0x7fc00000)
-      .Word(0x7ff8000000000000)
-      .Word(1);
+  expected.Word(0).Word(0xff).Word(0xfffffffe).Word(0x7fc00000).Word(0x7ff8000000000000).Word(1);
   ExpectBytes(row, expected);
 }
 
@@ -155,8 +149,8 @@ TEST(ColumnarToRowConverterTest, RejectsARangeOutsideTheBatchAndAnotherSchema) {
   UnsafeRowBatch rows;
   EXPECT_TRUE(converter->Convert(batch, 0, 2, &rows).IsInvalid());
   EXPECT_TRUE(converter->Convert(batch, -1, 1, &rows).IsInvalid());
-  auto other = ColumnarToRowConverter::Make(MakeSchema({MakeField("a", DataType::Int64())}))
-                   .ValueOrDie();
+  auto other =
+      ColumnarToRowConverter::Make(MakeSchema({MakeField("a", DataType::Int64())})).ValueOrDie();
   EXPECT_TRUE(other->Convert(batch, 0, 1, &rows).IsInvalid());
   EXPECT_EQ(rows.num_rows(), 0);
 }

@@ -34,10 +34,10 @@ TEST(PackedRecordPointerTest, MatchesTheSharedVector) {
   EXPECT_EQ(PackedRecordPointer::Partition(packed), 7u);
   EXPECT_EQ(PackedRecordPointer::Page(packed), 3u);
   EXPECT_EQ(PackedRecordPointer::Offset(packed), 1000u);
-  const uint64_t largest = PackedRecordPointer::Pack(
-      static_cast<uint32_t>(PackedRecordPointer::kMaxPartitionId),
-      static_cast<uint32_t>(PackedRecordPointer::kMaxPageNumber),
-      static_cast<uint32_t>(PackedRecordPointer::kMaxOffsetInPage));
+  const uint64_t largest =
+      PackedRecordPointer::Pack(static_cast<uint32_t>(PackedRecordPointer::kMaxPartitionId),
+                                static_cast<uint32_t>(PackedRecordPointer::kMaxPageNumber),
+                                static_cast<uint32_t>(PackedRecordPointer::kMaxOffsetInPage));
   EXPECT_EQ(largest, ~uint64_t{0});
   EXPECT_EQ(PackedRecordPointer::kMaxPageBytes, int64_t{128} << 20);
 }

@@ -95,9 +95,9 @@ inline SchemaPtr AllSparkTypesSchema() {
                              DataType::Map(DataType::Int32(), DataType::List(level2))));
   fields.push_back(MakeField("c" + std::to_string(index++),
                              DataType::List(DataType::List(DataType::List(DataType::Utf8())))));
-  fields.push_back(MakeField(
-      "c" + std::to_string(index++),
-      DataType::List(DataType::Map(DataType::Decimal128(20, 3), DataType::Float64()))));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++),
+                DataType::List(DataType::Map(DataType::Decimal128(20, 3), DataType::Float64()))));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }

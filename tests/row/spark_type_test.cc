@@ -18,8 +18,7 @@ TEST(SparkTypeTest, MapsEveryArrowTypeSparkCarries) {
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Float32()), SparkTypeId::kFloat);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Float64()), SparkTypeId::kDouble);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Date32()), SparkTypeId::kDate);
-  EXPECT_EQ(*SparkTypeIdOf(*DataType::Timestamp(TimeUnit::kMicro, "UTC")),
-            SparkTypeId::kTimestamp);
+  EXPECT_EQ(*SparkTypeIdOf(*DataType::Timestamp(TimeUnit::kMicro, "UTC")), SparkTypeId::kTimestamp);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Timestamp(TimeUnit::kMicro, "Asia/Tokyo")),
             SparkTypeId::kTimestamp);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Timestamp(TimeUnit::kMicro)), SparkTypeId::kTimestampNtz);
@@ -28,8 +27,7 @@ TEST(SparkTypeTest, MapsEveryArrowTypeSparkCarries) {
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Binary()), SparkTypeId::kBinary);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Null()), SparkTypeId::kNull);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::List(DataType::Int32())), SparkTypeId::kArray);
-  EXPECT_EQ(*SparkTypeIdOf(*DataType::Map(DataType::Utf8(), DataType::Int32())),
-            SparkTypeId::kMap);
+  EXPECT_EQ(*SparkTypeIdOf(*DataType::Map(DataType::Utf8(), DataType::Int32())), SparkTypeId::kMap);
   EXPECT_EQ(*SparkTypeIdOf(*DataType::Struct({})), SparkTypeId::kStruct);
 }
 
@@ -44,9 +42,9 @@ TEST(SparkTypeTest, RefusesTypesSparkRowsCannotCarry) {
 }
 
 TEST(SparkTypeTest, CheckNamesTheNestedFieldPath) {
-  const Schema schema({MakeField("ok", DataType::Int32()),
-                       MakeField("s", DataType::Struct({MakeField(
-                                          "l", DataType::List(DataType::UInt16()))}))});
+  const Schema schema(
+      {MakeField("ok", DataType::Int32()),
+       MakeField("s", DataType::Struct({MakeField("l", DataType::List(DataType::UInt16()))}))});
   const Status status = CheckSparkSchema(schema);
   ASSERT_TRUE(status.IsNotImplemented());
   EXPECT_NE(status.message().find("field s.l.item"), std::string::npos) << status.message();
@@ -73,15 +71,14 @@ TEST(SparkTypeTest, ParsesCatalogStringsAndAliases) {
       "array< map<int, struct<`x``y`: string, z: decimal(5, 2)>> >");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   const TypePtr expected = DataType::List(DataType::Map(
-      DataType::Int32(),
-      DataType::Struct({MakeField("x`y", DataType::Utf8()),
-                        MakeField("z", DataType::Decimal128(5, 2))})));
+      DataType::Int32(), DataType::Struct({MakeField("x`y", DataType::Utf8()),
+                                           MakeField("z", DataType::Decimal128(5, 2))})));
   EXPECT_TRUE((*parsed)->Equals(*expected)) << (*parsed)->ToString();
 }
 
 TEST(SparkTypeTest, ReportsWhereACatalogStringIsWrong) {
-  for (const char* text : {"array<int", "struct<a int>", "decimal(39,0)", "varchar(3)",
-                           "map<int>", "int int", "struct<`a:int>"}) {
+  for (const char* text : {"array<int", "struct<a int>", "decimal(39,0)", "varchar(3)", "map<int>",
+                           "int int", "struct<`a:int>"}) {
     auto parsed = ArrowTypeFromSparkCatalogString(text);
     ASSERT_FALSE(parsed.ok()) << text;
     EXPECT_TRUE(parsed.status().IsInvalid());

@@ -9,13 +9,13 @@ namespace sluice {
 namespace {
 
 TEST(UnsafeRowBatchTest, SplitsASizePrefixedStream) {
-  const std::vector<uint8_t> stream = {0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8,
-                                       0, 0, 0, 0,  // an empty row
+  const std::vector<uint8_t> stream = {0, 0, 0, 8, 1, 2, 3, 4,
+                                       5, 6, 7, 8, 0, 0, 0, 0,  // an empty row
                                        0, 0, 0, 2, 9, 9};
   std::vector<const uint8_t*> rows;
   std::vector<int32_t> sizes;
-  ASSERT_TRUE(SplitFramedRows(stream.data(), static_cast<int64_t>(stream.size()), &rows, &sizes)
-                  .ok());
+  ASSERT_TRUE(
+      SplitFramedRows(stream.data(), static_cast<int64_t>(stream.size()), &rows, &sizes).ok());
   ASSERT_EQ(sizes, (std::vector<int32_t>{8, 0, 2}));
   EXPECT_EQ(rows[0], stream.data() + 4);
   EXPECT_EQ(rows[1], stream.data() + 16);

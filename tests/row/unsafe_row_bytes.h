@@ -119,8 +119,7 @@ inline UnsafeRowVector ReadUnsafeRowVector() {
 }
 
 /// Converts a whole batch to rows.
-inline UnsafeRowBatch ToRows(const RecordBatch& batch,
-                             RowFraming framing = RowFraming::kNone) {
+inline UnsafeRowBatch ToRows(const RecordBatch& batch, RowFraming framing = RowFraming::kNone) {
   auto converter = ColumnarToRowConverter::Make(batch.schema(), {framing}).ValueOrDie();
   UnsafeRowBatch rows;
   const Status status = converter->Convert(batch, 0, batch.num_rows(), &rows);

@@ -78,9 +78,9 @@ TEST(UnsafeRowLayoutTest, TheSharedVectorRowBothWays) {
 TEST(UnsafeRowLayoutTest, TheSharedVectorFramingBothWays) {
   const testing::UnsafeRowVector vector = testing::ReadUnsafeRowVector();
   ASSERT_EQ(vector.frame_prefix.size(), 4u);
-  const SchemaPtr schema = MakeSchema({MakeField("a", DataType::Int32()),
-                                       MakeField("b", DataType::Utf8()),
-                                       MakeField("c", DataType::Int64())});
+  const SchemaPtr schema =
+      MakeSchema({MakeField("a", DataType::Int32()), MakeField("b", DataType::Utf8()),
+                  MakeField("c", DataType::Int64())});
   Builders builders = MakeBuilders(*schema);
   for (int i = 0; i < 2; ++i) {
     builders[0]->Append<int32_t>(1);
@@ -102,9 +102,8 @@ TEST(UnsafeRowLayoutTest, TheSharedVectorFramingBothWays) {
 
   std::vector<const uint8_t*> pointers;
   std::vector<int32_t> sizes;
-  ASSERT_TRUE(SplitFramedRows(stream.data(), static_cast<int64_t>(stream.size()), &pointers,
-                              &sizes)
-                  .ok());
+  ASSERT_TRUE(
+      SplitFramedRows(stream.data(), static_cast<int64_t>(stream.size()), &pointers, &sizes).ok());
   ASSERT_EQ(sizes, (std::vector<int32_t>{40, 40}));
   auto converter = RowToColumnarConverter::Make(schema).ValueOrDie();
   ASSERT_TRUE(converter->Append(pointers.data(), sizes.data(), 2).ok());
@@ -113,7 +112,8 @@ TEST(UnsafeRowLayoutTest, TheSharedVectorFramingBothWays) {
 }
 
 TEST(UnsafeRowLayoutTest, ArrayOfIntWithANullElement) {
-  LayoutCase layout{"array<int>", MakeSchema({MakeField("a", DataType::List(DataType::Int32()))}),
+  LayoutCase layout{"array<int>",
+                    MakeSchema({MakeField("a", DataType::List(DataType::Int32()))}),
                     [](Builders& builders) {
                       ArrayBuilder& elements = builders[0]->child(0);
                       elements.Append<int32_t>(1);
@@ -122,14 +122,15 @@ TEST(UnsafeRowLayoutTest, ArrayOfIntWithANullElement) {
                       builders[0]->AppendValid();
                     },
                     {}};
-  layout.expected.Word(0)     // row null bits
+  layout.expected
+      .Word(0)                // row null bits
       .OffsetAndSize(16, 32)  // a: the array right after the 16-byte fixed region
       .Word(3)                // array: 3 elements
       .Word(0x2)              // element 1 is null
       .Value(1, 4)            // elements at 4 bytes each
       .Value(0, 4)            // the null element is zero
       .Value(3, 4)
-      .Pad();                 // 12 bytes of elements padded to 16
+      .Pad();  // 12 bytes of elements padded to 16
   ExpectBothWays(layout);
 }
 
@@ -165,30 +166,30 @@ TEST(UnsafeRowLayoutTest, ShortAndBooleanElementsAtTheirNaturalWidth) {
 }
 
 TEST(UnsafeRowLayoutTest, MapOfStringToLong) {
-  LayoutCase layout{"map<string,bigint>",
-                    MakeSchema({MakeField("m",
-                                          DataType::Map(DataType::Utf8(), DataType::Int64()))}),
-                    [](Builders& builders) {
-                      ArrayBuilder& entries = builders[0]->child(0);
-                      entries.child(0).AppendString("a");
-                      entries.child(1).Append<int64_t>(1);
-                      entries.AppendValid();
-                      entries.child(0).AppendString("bcd");
-                      entries.child(1).AppendNull();
-                      entries.AppendValid();
-                      builders[0]->AppendValid();
-                    },
-                    {}};
+  LayoutCase layout{
+      "map<string,bigint>",
+      MakeSchema({MakeField("m", DataType::Map(DataType::Utf8(), DataType::Int64()))}),
+      [](Builders& builders) {
+        ArrayBuilder& entries = builders[0]->child(0);
+        entries.child(0).AppendString("a");
+        entries.child(1).Append<int64_t>(1);
+        entries.AppendValid();
+        entries.child(0).AppendString("bcd");
+        entries.child(1).AppendNull();
+        entries.AppendValid();
+        builders[0]->AppendValid();
+      },
+      {}};
   layout.expected.Word(0)
       .OffsetAndSize(16, 88)  // m: 8 + key array 48 + value array 32
       .Word(48)               // the key array's size in bytes
       .Word(2)                // key array: 2 elements, no nulls
       .Word(0)
-      .OffsetAndSize(32, 1)   // "a", its offset counted from the key array's start
-      .OffsetAndSize(40, 3)   // "bcd"
+      .OffsetAndSize(32, 1)  // "a", its offset counted from the key array's start
+      .OffsetAndSize(40, 3)  // "bcd"
       .Text("a")
       .Text("bcd")
-      .Word(2)                // value array: 2 elements, the second null
+      .Word(2)  // value array: 2 elements, the second null
       .Word(0x2)
       .Word(1)
       .Word(0);
@@ -198,19 +199,18 @@ TEST(UnsafeRowLayoutTest, MapOfStringToLong) {
 TEST(UnsafeRowLayoutTest, StructInStruct) {
   const TypePtr inner =
       DataType::Struct({MakeField("y", DataType::Utf8()), MakeField("z", DataType::Int64())});
-  LayoutCase layout{
-      "struct<x:int,t:struct<y:string,z:bigint>>",
-      MakeSchema({MakeField(
-          "s", DataType::Struct({MakeField("x", DataType::Int32()), MakeField("t", inner)}))}),
-      [](Builders& builders) {
-        ArrayBuilder& s = *builders[0];
-        s.child(0).Append<int32_t>(7);
-        s.child(1).child(0).AppendString("hi");
-        s.child(1).child(1).AppendNull();
-        s.child(1).AppendValid();
-        s.AppendValid();
-      },
-      {}};
+  LayoutCase layout{"struct<x:int,t:struct<y:string,z:bigint>>",
+                    MakeSchema({MakeField("s", DataType::Struct({MakeField("x", DataType::Int32()),
+                                                                 MakeField("t", inner)}))}),
+                    [](Builders& builders) {
+                      ArrayBuilder& s = *builders[0];
+                      s.child(0).Append<int32_t>(7);
+                      s.child(1).child(0).AppendString("hi");
+                      s.child(1).child(1).AppendNull();
+                      s.child(1).AppendValid();
+                      s.AppendValid();
+                    },
+                    {}};
   layout.expected.Word(0)
       .OffsetAndSize(16, 56)  // s: a nested row of 56 bytes
       .Word(0)                // s: null bits
@@ -224,21 +224,22 @@ TEST(UnsafeRowLayoutTest, StructInStruct) {
 }
 
 TEST(UnsafeRowLayoutTest, NegativeLargeDecimalAndTheReservedNullOne) {
-  LayoutCase layout{"decimal(38,10) x2",
-                    MakeSchema({MakeField("d", DataType::Decimal128(38, 10)),
-                                MakeField("e", DataType::Decimal128(38, 10))}),
-                    [](Builders& builders) {
-                      builders[0]->Append<__int128>(
-                          -static_cast<__int128>(12345678901234567890ull));
-                      builders[1]->AppendNull();
-                    },
-                    {}};
+  LayoutCase layout{
+      "decimal(38,10) x2",
+      MakeSchema({MakeField("d", DataType::Decimal128(38, 10)),
+                  MakeField("e", DataType::Decimal128(38, 10))}),
+      [](Builders& builders) {
+        builders[0]->Append<__int128>(-static_cast<__int128>(12345678901234567890ull));
+        builders[1]->AppendNull();
+      },
+      {}};
   // -12345678901234567890 as Java's BigInteger.toByteArray: 9 big-endian bytes.
-  layout.expected.Word(0x2)  // e is null
+  layout.expected
+      .Word(0x2)             // e is null
       .OffsetAndSize(24, 9)  // d: 9 bytes at the start of its 16-byte region
       .OffsetAndSize(40, 0)  // e: null, its 16-byte region reserved all the same
       .Padded({0xff, 0x54, 0xab, 0x56, 0x73, 0x14, 0xe0, 0xf5, 0x2e})  // d's region, 16 bytes
-      .Word(0)                                                           // e's region, zeroed
+      .Word(0)                                                         // e's region, zeroed
       .Word(0);
   ExpectBothWays(layout);
 }
@@ -296,7 +297,8 @@ TEST(UnsafeRowLayoutTest, NullTypeEmptyStringEmptyArrayEmptyStruct) {
                       builders[3]->AppendValid();
                     },
                     {}};
-  layout.expected.Word(0x1)  // n is null
+  layout.expected
+      .Word(0x1)  // n is null
       .Word(0)
       .OffsetAndSize(40, 0)  // "" takes no bytes
       .OffsetAndSize(40, 8)  // [] is only its element count
@@ -335,7 +337,7 @@ TEST(UnsafeRowLayoutTest, ArrayOfStructsAndArrayOfArrays) {
       .Word(5)                // p[0].x
       .OffsetAndSize(24, 4)   // p[0].s
       .Text("five")
-      .Word(1)                // q: 1 element
+      .Word(1)  // q: 1 element
       .Word(0)
       .OffsetAndSize(24, 24)  // q[0]
       .Word(1)                // q[0]: 1 element, 4 bytes padded to 8

@@ -43,7 +43,7 @@ class ColumnarToRowConverter {
   /// Makes a converter for batches of `schema`; returns NotImplemented naming the field when a
   /// type has no Spark equivalent (see spark_type.h).
   static Result<std::unique_ptr<ColumnarToRowConverter>> Make(SchemaPtr schema,
-                                                             ColumnarToRowOptions options = {});
+                                                              ColumnarToRowOptions options = {});
 
   ~ColumnarToRowConverter();
   ColumnarToRowConverter(const ColumnarToRowConverter&) = delete;

@@ -52,7 +52,7 @@ class RowToColumnarConverter {
   /// Makes a converter for rows of `schema` (Spark types mapped to Arrow as in spark_type.h).
   /// Returns NotImplemented naming the field when a type has no Spark equivalent.
   static Result<std::unique_ptr<RowToColumnarConverter>> Make(SchemaPtr schema,
-                                                             RowToColumnarOptions options = {});
+                                                              RowToColumnarOptions options = {});
 
   ~RowToColumnarConverter();
   RowToColumnarConverter(const RowToColumnarConverter&) = delete;
