@@ -1,0 +1,315 @@
+// sluice inspect: describes one map output, and with --verify checks every byte of it.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+
+#include "argument_parser.h"
+#include "commands.h"
+#include "exit_status.h"
+#include "json_value.h"
+#include "map_output_files.h"
+#include "mapped_file.h"
+#include "progress_bar.h"
+#include "segment_layout.h"
+#include "sluice/base/byte_size.h"
+#include "sluice/codec/checksum.h"
+#include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/segment_decoder.h"
+#include "table_printer.h"
+
+namespace sluice::cli {
+
+namespace {
+
+constexpr const char* kCommand = "inspect";
+
+struct PartitionReport {
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  int64_t rows = 0;
+  int64_t blocks = 0;
+  std::string codec = "-";
+  bool has_checksum = false;
+  uint32_t checksum = 0;
+  bool layout_ok = false;
+};
+
+std::string Hex32(uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%08" PRIx32, value);
+  return text;
+}
+
+std::string PartitionSource(const std::string& data_path, size_t partition) {
+  return data_path + " partition " + std::to_string(partition);
+}
+
+// Decodes every block of partition `p` and compares its rows with the metadata's count.
+Status VerifySegment(SegmentDecoder* decoder, const MappedFile& file, const std::string& data_path,
+                     size_t p, const PartitionReport& report, SchemaPtr* first_schema,
+                     int64_t* decoded_rows) {
+  *decoded_rows = 0;
+  if (report.bytes == 0) return Status::OK();
+  SLUICE_RETURN_NOT_OK(decoder->Begin(file.data() + report.offset, report.bytes, nullptr,
+                                      PartitionSource(data_path, p), report.offset));
+  while (true) {
+    SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder->Next());
+    if (!batch) break;
+    *decoded_rows += batch->num_rows();
+  }
+  if (*first_schema == nullptr) {
+    *first_schema = decoder->schema();
+  } else if (!decoder->schema()->Equals(**first_schema)) {
+    return Status::Corrupt(PartitionSource(data_path, p), ": byte ", report.offset,
+                           ": its schema differs from the first partition's");
+  }
+  if (report.layout_ok && *decoded_rows != report.rows) {
+    return Status::Corrupt(PartitionSource(data_path, p), ": decoded ", *decoded_rows,
+                           " rows but the block metadata says ", report.rows);
+  }
+  return Status::OK();
+}
+
+std::string SchemaLine(const Schema& schema) {
+  std::string line;
+  for (const Field& field : schema.fields()) {
+    if (!line.empty()) line += ", ";
+    line += field.name + " " + field.type->ToString();
+  }
+  return line;
+}
+
+}  // namespace
+
+int RunInspectCommand(std::span<const std::string> arguments) {
+  ArgumentParser parser(
+      "sluice inspect", "DIR/shuffle_S_M_0.data [--verify] [--json]",
+      "Describes a map output: its files, and per partition the offset, bytes, rows, blocks,\n"
+      "codec and stored checksum, read from the index and the blocks' metadata. With --verify it\n"
+      "also checks the index against the data file, decodes every block, and recomputes every\n"
+      "partition's checksum against the checksum file. Any problem is reported on one line\n"
+      "naming the file, partition and byte offset, and the exit code is 1.",
+      {"sluice inspect out/shuffle_0_0_0.data", "sluice inspect out/shuffle_0_3_0.data --verify",
+       "sluice inspect out/shuffle_0_0_0.data --verify --json > report.json"});
+  parser.AddPositional("DATA_FILE", "the map output's .data file (index and checksum beside it)");
+  parser.AddFlag("verify", "decode every block and check the checksums");
+  parser.AddFlag("json", "print the description as JSON");
+  Status parsed = parser.Parse(arguments);
+  if (!parsed.ok()) return ReportError(kCommand, parsed, kExitUsage);
+  if (parser.help_requested()) {
+    std::cout << parser.HelpText();
+    return kExitSuccess;
+  }
+  if (parser.positionals().size() != 1) {
+    return ReportError(kCommand,
+                       Status::Invalid("expected one DATA_FILE, got ", parser.positionals().size(),
+                                       " arguments; ", parser.HelpHint()),
+                       kExitUsage);
+  }
+  const bool verify = parser.Has("verify");
+  const bool json_output = parser.Has("json");
+
+  Result<MapOutputFiles> files = MapOutputForDataFile(parser.positionals()[0]);
+  if (!files.ok()) return ReportError(kCommand, files.status());
+  Result<std::shared_ptr<const MappedFile>> file = MappedFile::Open(files->data);
+  if (!file.ok()) return ReportError(kCommand, file.status());
+  Result<std::vector<int64_t>> offsets = ReadIndexFile(files->index, (*file)->size());
+  if (!offsets.ok()) return ReportError(kCommand, offsets.status());
+  const size_t partitions = offsets->size() - 1;
+
+  std::vector<std::string> problems;
+  std::vector<uint32_t> stored_checksums;
+  if (!files->checksum.empty()) {
+    Result<std::vector<uint32_t>> checksums =
+        ReadChecksumFile(files->checksum, static_cast<int64_t>(partitions));
+    if (checksums.ok()) {
+      stored_checksums = std::move(*checksums);
+    } else {
+      problems.push_back(checksums.status().message());
+    }
+  }
+
+  std::vector<PartitionReport> reports(partitions);
+  int64_t total_rows = 0;
+  int64_t total_blocks = 0;
+  for (size_t p = 0; p < partitions; ++p) {
+    PartitionReport& report = reports[p];
+    report.offset = (*offsets)[p];
+    report.bytes = (*offsets)[p + 1] - (*offsets)[p];
+    if (!stored_checksums.empty()) {
+      report.has_checksum = true;
+      report.checksum = stored_checksums[p];
+    }
+    Result<SegmentLayout> layout =
+        ReadSegmentLayout((*file)->data() + report.offset, report.bytes,
+                          PartitionSource(files->data, p), report.offset);
+    if (!layout.ok()) {
+      problems.push_back(layout.status().message());
+      report.codec = "?";
+      continue;
+    }
+    if (report.bytes > 0 && layout->end != report.bytes) {
+      problems.push_back(PartitionSource(files->data, p) + ": byte " +
+                         std::to_string(report.offset + layout->end) + ": " +
+                         std::to_string(report.bytes - layout->end) +
+                         " bytes follow the end-of-stream marker; the index and the data "
+                         "disagree");
+    }
+    report.layout_ok = true;
+    report.rows = layout->rows;
+    report.blocks = static_cast<int64_t>(layout->blocks.size());
+    report.codec = layout->CodecNames();
+    total_rows += report.rows;
+    total_blocks += report.blocks;
+  }
+
+  SchemaPtr schema;
+  int64_t decoded_rows_total = 0;
+  int64_t checksums_matched = 0;
+  if (verify) {
+    SegmentDecoder decoder;
+    ProgressBar progress("verify", (*file)->size(), "bytes");
+    for (size_t p = 0; p < partitions; ++p) {
+      const PartitionReport& report = reports[p];
+      int64_t decoded_rows = 0;
+      Status decoded =
+          VerifySegment(&decoder, **file, files->data, p, report, &schema, &decoded_rows);
+      if (!decoded.ok()) problems.push_back(decoded.message());
+      decoded_rows_total += decoded_rows;
+      if (report.has_checksum) {
+        const uint32_t actual =
+            UpdateChecksum(files->checksum_algorithm, EmptyChecksum(files->checksum_algorithm),
+                           (*file)->data() + report.offset, report.bytes);
+        if (actual == report.checksum) {
+          ++checksums_matched;
+        } else {
+          problems.push_back(PartitionSource(files->data, p) + " (bytes " +
+                             std::to_string(report.offset) + ".." +
+                             std::to_string(report.offset + report.bytes) +
+                             "): " + std::string(ChecksumAlgorithmName(files->checksum_algorithm)) +
+                             " of the bytes is " + Hex32(actual) + " but " + files->checksum +
+                             " says " + Hex32(report.checksum));
+        }
+      }
+      progress.Update(report.offset + report.bytes);
+    }
+  } else {
+    // The schema alone, from the first non-empty partition: a glance, not a check.
+    for (size_t p = 0; p < partitions && schema == nullptr; ++p) {
+      if (reports[p].bytes == 0 || !reports[p].layout_ok) continue;
+      SegmentDecoder decoder;
+      if (decoder
+              .Begin((*file)->data() + reports[p].offset, reports[p].bytes, nullptr,
+                     PartitionSource(files->data, p), reports[p].offset)
+              .ok() &&
+          decoder.ReadSchema().ok()) {
+        schema = decoder.schema();
+      }
+    }
+  }
+
+  const int64_t non_empty =
+      std::count_if(reports.begin(), reports.end(), [](const auto& r) { return r.bytes > 0; });
+  if (json_output) {
+    JsonValue json = JsonValue::Object();
+    json.Set("data_path", files->data);
+    json.Set("index_path", files->index);
+    json.Set("checksum_path", files->checksum);
+    json.Set("checksum_algorithm", std::string(ChecksumAlgorithmName(files->checksum_algorithm)));
+    json.Set("shuffle_id", files->shuffle_id);
+    json.Set("map_id", files->map_id);
+    json.Set("bytes", (*file)->size());
+    json.Set("partitions", static_cast<int64_t>(partitions));
+    json.Set("rows", total_rows);
+    json.Set("blocks", total_blocks);
+    if (schema != nullptr) {
+      JsonValue fields = JsonValue::Array();
+      for (const Field& field : schema->fields()) {
+        fields.Append(JsonValue::Object()
+                          .Set("name", field.name)
+                          .Set("type", field.type->ToString())
+                          .Set("nullable", field.nullable));
+      }
+      json.Set("schema", std::move(fields));
+    }
+    JsonValue partition_list = JsonValue::Array();
+    for (size_t p = 0; p < partitions; ++p) {
+      const PartitionReport& report = reports[p];
+      JsonValue entry = JsonValue::Object();
+      entry.Set("partition", static_cast<int64_t>(p))
+          .Set("offset", report.offset)
+          .Set("bytes", report.bytes)
+          .Set("rows", report.rows)
+          .Set("blocks", report.blocks)
+          .Set("codec", report.codec);
+      if (report.has_checksum) entry.Set("checksum", report.checksum);
+      partition_list.Append(std::move(entry));
+    }
+    json.Set("partition_list", std::move(partition_list));
+    json.Set("verified", verify && problems.empty());
+    JsonValue problem_list = JsonValue::Array();
+    for (const std::string& problem : problems) problem_list.Append(problem);
+    json.Set("problems", std::move(problem_list));
+    std::cout << json.Dump(2) << "\n";
+  } else {
+    std::cout << "map output " << files->data << "\n"
+              << "  shuffle " << files->shuffle_id << ", map " << files->map_id << ", "
+              << FormatByteSize((*file)->size()) << ", "
+              << TablePrinter::FormatInteger(static_cast<int64_t>(partitions)) << " partitions ("
+              << TablePrinter::FormatInteger(non_empty) << " non-empty), "
+              << TablePrinter::FormatInteger(total_rows) << " rows in "
+              << TablePrinter::FormatInteger(total_blocks) << " blocks\n"
+              << "  index     " << files->index << "\n"
+              << "  checksums "
+              << (files->checksum.empty()
+                      ? std::string("none (no .checksum.<ALGO> file)")
+                      : files->checksum + " (" +
+                            std::string(ChecksumAlgorithmName(files->checksum_algorithm)) + ")")
+              << "\n";
+    if (schema != nullptr) std::cout << "  schema    " << SchemaLine(*schema) << "\n";
+    std::cout << "\n";
+    TablePrinter table({{"partition", TablePrinter::Align::kRight},
+                        {"offset", TablePrinter::Align::kRight},
+                        {"bytes", TablePrinter::Align::kRight},
+                        {"rows", TablePrinter::Align::kRight},
+                        {"blocks", TablePrinter::Align::kRight},
+                        {"codec"},
+                        {"checksum"}});
+    for (size_t p = 0; p < partitions; ++p) {
+      const PartitionReport& report = reports[p];
+      table.AddRow({std::to_string(p), TablePrinter::FormatInteger(report.offset),
+                    TablePrinter::FormatInteger(report.bytes),
+                    TablePrinter::FormatInteger(report.rows),
+                    TablePrinter::FormatInteger(report.blocks), report.codec,
+                    report.has_checksum ? Hex32(report.checksum) : "-"});
+    }
+    table.AddRule();
+    table.AddRow({"total", "", TablePrinter::FormatInteger((*file)->size()),
+                  TablePrinter::FormatInteger(total_rows),
+                  TablePrinter::FormatInteger(total_blocks), "", ""});
+    table.Print(std::cout);
+    if (verify && problems.empty()) {
+      std::cout << "\nverified: the index matches the data file ("
+                << TablePrinter::FormatInteger((*file)->size()) << " bytes), "
+                << TablePrinter::FormatInteger(total_blocks) << " blocks decode to "
+                << TablePrinter::FormatInteger(decoded_rows_total) << " rows, "
+                << (files->checksum.empty()
+                        ? std::string("no checksum file to check")
+                        : TablePrinter::FormatInteger(checksums_matched) + " " +
+                              std::string(ChecksumAlgorithmName(files->checksum_algorithm)) +
+                              " checksums match")
+                << "\n";
+    }
+  }
+  std::cout.flush();
+  for (const std::string& problem : problems) ReportError(kCommand, Status::Corrupt(problem));
+  if (!problems.empty()) {
+    std::fprintf(stderr, "sluice inspect: %zu problem%s in %s\n", problems.size(),
+                 problems.size() == 1 ? "" : "s", files->data.c_str());
+    return kExitFailure;
+  }
+  return kExitSuccess;
+}
+
+}  // namespace sluice::cli

@@ -1,0 +1,49 @@
+// SegmentLayout: the messages of one partition segment (an Arrow IPC stream), read from their
+// metadata alone: where each block starts, how many rows it holds, which codec compressed it.
+//
+// `sluice inspect` describes map outputs with it without decompressing anything, and `sluice
+// write` counts the rows it wrote to each partition from it. It checks the framing (every length
+// inside the bytes, each flatbuffer verified) but not the bodies: decoding does that.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sluice/base/result.h"
+#include "sluice/codec/compression.h"
+
+namespace sluice::cli {
+
+/// One RecordBatch message of a segment.
+struct BlockLayout {
+  /// Offset of the message prefix, counted from the segment's base offset.
+  int64_t offset = 0;
+  int64_t rows = 0;
+  int64_t metadata_bytes = 0;
+  int64_t body_bytes = 0;
+  /// kNone for a body stored as plain IPC.
+  CompressionCodec codec = CompressionCodec::kNone;
+};
+
+struct SegmentLayout {
+  std::vector<BlockLayout> blocks;
+  int64_t rows = 0;
+  /// Bytes of the Schema message (prefix included).
+  int64_t schema_bytes = 0;
+  /// The offset just after the end-of-stream marker, relative to the segment's start.
+  int64_t end = 0;
+
+  /// Returns the codecs of the blocks: "lz4", "none", "lz4+none" when mixed (a block whose
+  /// buffers did not shrink is still a compressed block; mixing means different settings), or
+  /// "-" when there are no blocks.
+  std::string CodecNames() const;
+};
+
+/// Walks the stream in `data[0..size)`. An empty span is an empty segment (no blocks). Errors
+/// name `source` and the byte offset, counted from `base_offset`. An Arrow IPC file (ARROW1) is
+/// walked as the stream it contains.
+Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
+                                        const std::string& source, int64_t base_offset = 0);
+
+}  // namespace sluice::cli

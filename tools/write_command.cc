@@ -1,0 +1,403 @@
+// sluice write: shuffles an Arrow IPC input into one map output in Spark's layout.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "argument_parser.h"
+#include "commands.h"
+#include "exit_status.h"
+#include "ipc_input.h"
+#include "json_value.h"
+#include "mapped_file.h"
+#include "progress_bar.h"
+#include "segment_layout.h"
+#include "sluice/base/byte_size.h"
+#include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/batch_concatenator.h"
+#include "sluice/write/map_writer.h"
+#include "sluice/write/map_writer_metrics_json.h"
+#include "sluice/write/map_writer_settings.h"
+#include "table_printer.h"
+
+namespace sluice::cli {
+
+namespace {
+
+constexpr const char* kCommand = "write";
+
+// Applies one writer setting given as flag --`flag`; errors name the flag.
+Status ApplySetting(MapWriterOptions* options, const std::string& flag, const std::string& key,
+                    const std::string& value) {
+  Status status = ApplyMapWriterSetting(options, key, value);
+  if (status.ok()) return status;
+  std::string message = status.message();
+  const std::string prefix = "setting '" + key + "': ";
+  if (message.rfind(prefix, 0) == 0) message = message.substr(prefix.size());
+  return Status::Invalid("--", flag, ": ", message);
+}
+
+// Reads the range bounds file as one batch.
+Result<RecordBatch> ReadBounds(const std::string& path) {
+  SchemaPtr schema;
+  Result<std::vector<RecordBatch>> batches = ReadAllBatches(path, &schema);
+  if (!batches.ok()) return batches.status().WithContext("--bounds");
+  if (schema->num_fields() == 0) {
+    return Status::Invalid("--bounds: '", path, "' has no columns; expected one per range key");
+  }
+  if (batches->size() == 1) return std::move((*batches)[0]);
+  SLUICE_ASSIGN_OR_RAISE(auto concatenator, BatchConcatenator::Make(schema));
+  std::vector<const RecordBatch*> pointers;
+  for (const RecordBatch& batch : *batches) pointers.push_back(&batch);
+  if (pointers.empty()) {
+    return RecordBatch(schema, 0, {}, {});
+  }
+  return concatenator->Concatenate(pointers);
+}
+
+std::string Seconds(int64_t nanos) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f s", static_cast<double>(nanos) / 1e9);
+  return text;
+}
+
+std::string Share(int64_t part, int64_t total) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "%.0f%%",
+                total > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0.0);
+  return text;
+}
+
+// Counts the rows the writer put in each partition from the committed file's block metadata.
+Result<std::vector<int64_t>> CountPartitionRows(const MapOutput& output) {
+  SLUICE_ASSIGN_OR_RAISE(std::shared_ptr<const MappedFile> file,
+                         MappedFile::Open(output.data_path));
+  std::vector<int64_t> rows(output.lengths.size());
+  for (size_t p = 0; p < output.lengths.size(); ++p) {
+    SLUICE_ASSIGN_OR_RAISE(
+        SegmentLayout layout,
+        ReadSegmentLayout(file->data() + output.offsets[p], output.lengths[p],
+                          output.data_path + " partition " + std::to_string(p), output.offsets[p]));
+    rows[p] = layout.rows;
+  }
+  return rows;
+}
+
+struct WriteSettings {
+  std::string input;
+  std::string directory;
+  int64_t shuffle_id = 0;
+  int64_t map_id = 0;
+  bool json = false;
+};
+
+int Usage(const Status& status) {
+  return ReportError(kCommand, status, kExitUsage);
+}
+
+}  // namespace
+
+int RunWriteCommand(std::span<const std::string> arguments) {
+  ArgumentParser parser(
+      "sluice write", "INPUT.arrow --output-dir DIR --partitions N [options]",
+      "Shuffles an Arrow IPC stream or file (INPUT, or '-' for stdin) into one map output in\n"
+      "Spark's layout: DIR/shuffle_S_M_0.data, .index and .checksum.<ALGO>. Prints what it did:\n"
+      "rows, bytes in and out, compression ratio, spills, and where the time went. Columns are\n"
+      "named as in the schema or as c<index>. Every option maps to the writer setting of the\n"
+      "same name (the C API and the Spark plugin take the same settings).",
+      {"sluice write lineitem.arrow --output-dir out --partitions 200 --keys l_orderkey "
+       "--codec lz4",
+       "sluice write in.arrow --output-dir out --partitions 64 --keys c0,c3 --codec zstd:3 "
+       "--memory-budget 64MiB --map-id 3 --json",
+       "sluice write in.arrow --output-dir out --partitioning range --keys l_shipdate "
+       "--bounds bounds.arrow",
+       "sluice generate mixed --rows 1000 --output - | sluice write - --output-dir out "
+       "--partitioning round-robin --partitions 8"});
+  parser.AddPositional("INPUT", "Arrow IPC stream or file; '-' reads a stream from stdin");
+  parser.AddOption("output-dir", "DIR", "directory of the map output (created if missing)");
+  parser.AddOption("partitions", "N", "number of partitions (range: bounds + 1, the default)");
+  parser.AddOption("partitioning", "KIND", "hash (default), range, round-robin or single");
+  parser.AddOption("keys", "COLUMNS", "key columns, comma-separated (hash: one or more)");
+  parser.AddOption("bounds", "FILE.arrow", "range bounds: one column per key, sorted rows");
+  parser.AddOption("sort-order", "ORDERS",
+                   "range key orders, comma-separated: asc, desc, 'asc nulls last'...");
+  parser.AddOption("codec", "CODEC", "none (default), lz4, zstd, zstd:LEVEL or snappy");
+  parser.AddOption("memory-budget", "SIZE", "memory for buffered input before spilling (256MiB)");
+  parser.AddOption("checksum", "ALGO", "adler32 (default), crc32, crc32c or none");
+  parser.AddOption("shuffle-id", "S", "shuffle id in the file names (default 0)");
+  parser.AddOption("map-id", "M", "map id in the file names; seeds round-robin (default 0)");
+  parser.AddOption("set", "KEY=VALUE",
+                   "any other writer setting: block-rows, block-bytes, spill-dirs, sync, "
+                   "round-robin-mode, flush-bytes",
+                   /*repeatable=*/true);
+  parser.AddFlag("overwrite", "replace an existing map output");
+  parser.AddFlag("json", "print the summary as JSON");
+  Status parsed = parser.Parse(arguments);
+  if (!parsed.ok()) return Usage(parsed);
+  if (parser.help_requested()) {
+    std::cout << parser.HelpText();
+    return kExitSuccess;
+  }
+  if (parser.positionals().size() != 1) {
+    return Usage(Status::Invalid("expected one INPUT (a file or '-'), got ",
+                                 parser.positionals().size(), " arguments; ", parser.HelpHint()));
+  }
+  WriteSettings settings;
+  settings.input = parser.positionals()[0];
+  if (!parser.Has("output-dir")) return Usage(Status::Invalid("--output-dir is required"));
+  settings.directory = *parser.Value("output-dir");
+  settings.json = parser.Has("json");
+  {
+    Result<int64_t> shuffle_id = parser.IntegerOr("shuffle-id", 0, 0, INT32_MAX);
+    if (!shuffle_id.ok()) return Usage(shuffle_id.status());
+    settings.shuffle_id = *shuffle_id;
+    Result<int64_t> map_id = parser.IntegerOr("map-id", 0, 0, INT32_MAX);
+    if (!map_id.ok()) return Usage(map_id.status());
+    settings.map_id = *map_id;
+  }
+
+  // Settings that need no input are checked first, so a typo fails before any reading.
+  MapWriterOptions options;
+  const std::string kind_name = parser.ValueOr("partitioning", "hash");
+  for (const auto& [flag, key] :
+       std::vector<std::pair<std::string, std::string>>{{"partitioning", "partitioning"},
+                                                        {"codec", "codec"},
+                                                        {"memory-budget", "memory-budget"},
+                                                        {"checksum", "checksum"},
+                                                        {"partitions", "partitions"}}) {
+    if (const auto value = parser.Value(flag)) {
+      Status applied = ApplySetting(&options, flag, key, *value);
+      if (!applied.ok()) return Usage(applied);
+    }
+  }
+  const PartitionKind kind = options.partitioning.kind;
+  if (kind == PartitionKind::kGiven) {
+    return Usage(Status::Invalid(
+        "--partitioning: 'given' needs ids from a host; use hash, range, round-robin or single"));
+  }
+  if (!parser.Has("partitions") && kind != PartitionKind::kRange &&
+      kind != PartitionKind::kSingle) {
+    return Usage(Status::Invalid("--partitions is required for ", kind_name, " partitioning"));
+  }
+  if (kind == PartitionKind::kHash && !parser.Has("keys")) {
+    return Usage(Status::Invalid("--keys is required for hash partitioning (e.g. --keys c0)"));
+  }
+  if (kind == PartitionKind::kRange && !parser.Has("bounds")) {
+    return Usage(Status::Invalid("--bounds is required for range partitioning"));
+  }
+  if (kind != PartitionKind::kRange && (parser.Has("bounds") || parser.Has("sort-order"))) {
+    return Usage(Status::Invalid("--bounds and --sort-order apply to range partitioning only"));
+  }
+  for (const std::string& setting : parser.Values("set")) {
+    const size_t equals = setting.find('=');
+    if (equals == std::string::npos) {
+      return Usage(Status::Invalid("--set: '", setting, "' is not KEY=VALUE"));
+    }
+    const std::string key = setting.substr(0, equals);
+    if (key == "data-path" || key == "index-path" || key == "checksum-path" ||
+        key == "spark-files" || key == "keys" || key == "partitions") {
+      return Usage(Status::Invalid("--set: '", key, "' is set by the command's own flags"));
+    }
+    Status applied = ApplySetting(&options, "set", key, setting.substr(equals + 1));
+    if (!applied.ok()) return Usage(applied);
+  }
+  if (parser.Has("sort-order")) {
+    std::string orders = *parser.Value("sort-order");
+    size_t start = 0;
+    while (start <= orders.size()) {
+      const size_t comma = std::min(orders.find(',', start), orders.size());
+      Result<SortOrder> order = ParseSortOrder(orders.substr(start, comma - start));
+      if (!order.ok()) return Usage(Status::Invalid("--sort-order: ", order.status().message()));
+      options.partitioning.sort_orders.push_back(*order);
+      start = comma + 1;
+    }
+  }
+
+  RecordBatch bounds;
+  if (kind == PartitionKind::kRange) {
+    Result<RecordBatch> read = ReadBounds(*parser.Value("bounds"));
+    if (!read.ok()) return ReportError(kCommand, read.status());
+    bounds = std::move(*read);
+  }
+
+  Result<IpcInput> input = OpenIpcInput(settings.input);
+  if (!input.ok()) return ReportError(kCommand, input.status());
+  options.schema = input->reader->schema();
+  if (parser.Has("keys")) {
+    Status applied = ApplySetting(&options, "keys", "keys", *parser.Value("keys"));
+    if (!applied.ok()) return Usage(applied);
+  } else if (kind == PartitionKind::kRange) {
+    // The bounds' column names name the keys.
+    for (const Field& field : bounds.schema()->fields()) {
+      Result<int> column = ResolveColumn(*options.schema, field.name);
+      if (!column.ok()) {
+        return Usage(Status::Invalid("--bounds: column '", field.name,
+                                     "' is not in the input; name the keys with --keys"));
+      }
+      options.partitioning.key_columns.push_back(*column);
+    }
+  }
+  if (kind == PartitionKind::kRange) {
+    options.partitioning.range_bounds = bounds;
+    // Zero means bounds + 1 partitions; a given --partitions must equal that.
+    if (!parser.Has("partitions")) options.partitioning.partition_count = 0;
+  }
+  options.partitioning.map_partition_id = static_cast<int32_t>(settings.map_id);
+
+  std::error_code directory_error;
+  std::filesystem::create_directories(settings.directory, directory_error);
+  if (directory_error) {
+    return ReportError(kCommand, Status::IOError("cannot create directory '", settings.directory,
+                                                 "': ", directory_error.message()));
+  }
+  const SparkShuffleFileNames names =
+      SparkShuffleFileNames::For(settings.directory, settings.shuffle_id, settings.map_id);
+  options.data_path = names.data;
+  options.write_spark_files = true;
+  options.overwrite = parser.Has("overwrite");
+  if (!options.overwrite && std::filesystem::exists(names.data)) {
+    return ReportError(kCommand, Status::IOError("map output '", names.data,
+                                                 "' already exists (--overwrite replaces it)"));
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  Result<std::unique_ptr<MapWriter>> writer = MapWriter::Make(options);
+  if (!writer.ok()) return ReportError(kCommand, writer.status());
+  ProgressBar progress("write", input->total_rows, "rows");
+  int64_t rows = 0;
+  int64_t read_nanos = 0;
+  while (true) {
+    const auto before_read = std::chrono::steady_clock::now();
+    Result<std::optional<RecordBatch>> batch = input->reader->Next();
+    read_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - before_read)
+                      .count();
+    if (!batch.ok()) return ReportError(kCommand, batch.status());
+    if (!batch->has_value()) break;
+    Status written = (*writer)->Write(**batch);
+    if (!written.ok()) {
+      return ReportError(kCommand, written.WithContext("input '" + input->name + "'"));
+    }
+    rows += (*batch)->num_rows();
+    progress.Update(rows);
+  }
+  Result<MapOutput> output = (*writer)->Finish();
+  if (!output.ok()) return ReportError(kCommand, output.status());
+  progress.Finish();
+  const int64_t wall_nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  Result<std::vector<int64_t>> partition_rows = CountPartitionRows(*output);
+  if (!partition_rows.ok()) return ReportError(kCommand, partition_rows.status());
+
+  const MapWriterMetrics& metrics = output->metrics;
+  const double ratio = metrics.output_bytes > 0 ? static_cast<double>(metrics.input_bytes) /
+                                                      static_cast<double>(metrics.output_bytes)
+                                                : 0.0;
+  std::string codec(CompressionCodecName(options.encoding.codec));
+  if (options.encoding.codec == CompressionCodec::kZstd) {
+    codec += ":" + std::to_string(options.encoding.compression_level);
+  }
+  std::vector<std::string> key_names;
+  for (int column : options.partitioning.key_columns) {
+    key_names.push_back(options.schema->field(static_cast<size_t>(column)).name);
+  }
+  if (settings.json) {
+    JsonValue json = JsonValue::Object();
+    json.Set("input", settings.input);
+    json.Set("data_path", output->data_path);
+    json.Set("index_path", output->index_path);
+    json.Set("checksum_path", output->checksum_path);
+    json.Set("checksum_algorithm", std::string(ChecksumAlgorithmName(output->checksum_algorithm)));
+    json.Set("shuffle_id", settings.shuffle_id);
+    json.Set("map_id", settings.map_id);
+    json.Set("partitioning", std::string(PartitionKindName(kind)));
+    json.Set("partitions", static_cast<int64_t>(output->lengths.size()));
+    JsonValue keys = JsonValue::Array();
+    for (const std::string& name : key_names) keys.Append(name);
+    json.Set("keys", std::move(keys));
+    json.Set("codec", codec);
+    json.Set("memory_budget_bytes", options.memory_limit);
+    json.Set("rows", metrics.rows);
+    json.Set("input_bytes", metrics.input_bytes);
+    json.Set("output_bytes", metrics.output_bytes);
+    json.Set("compression_ratio", ratio);
+    json.Set("spills", metrics.spills);
+    json.Set("wall_nanos", wall_nanos);
+    json.Set("read_input_nanos", read_nanos);
+    Result<JsonValue> metrics_json =
+        JsonValue::Parse(MapWriterMetricsToJson(metrics), "writer metrics");
+    if (metrics_json.ok()) json.Set("metrics", std::move(*metrics_json));
+    JsonValue rows_json = JsonValue::Array();
+    JsonValue bytes_json = JsonValue::Array();
+    JsonValue checksums_json = JsonValue::Array();
+    for (size_t p = 0; p < output->lengths.size(); ++p) {
+      rows_json.Append((*partition_rows)[p]);
+      bytes_json.Append(output->lengths[p]);
+      if (!output->checksums.empty()) checksums_json.Append(output->checksums[p]);
+    }
+    json.Set("partition_rows", std::move(rows_json));
+    json.Set("partition_bytes", std::move(bytes_json));
+    json.Set("partition_checksums", std::move(checksums_json));
+    std::cout << json.Dump(2) << "\n";
+    return kExitSuccess;
+  }
+
+  int64_t non_empty = 0;
+  int64_t min_rows = INT64_MAX;
+  int64_t max_rows = 0;
+  for (int64_t count : *partition_rows) {
+    non_empty += count > 0;
+    min_rows = std::min(min_rows, count);
+    max_rows = std::max(max_rows, count);
+  }
+  const int64_t partitions = static_cast<int64_t>(output->lengths.size());
+  std::string keys_text;
+  for (const std::string& name : key_names) keys_text += (keys_text.empty() ? "" : ",") + name;
+  std::cout << "wrote " << output->data_path << "\n"
+            << "  partitioning  " << PartitionKindName(kind)
+            << (keys_text.empty() ? "" : " on " + keys_text) << ", "
+            << TablePrinter::FormatInteger(partitions) << " partitions ("
+            << TablePrinter::FormatInteger(non_empty) << " non-empty; rows per partition "
+            << TablePrinter::FormatInteger(partitions > 0 ? min_rows : 0) << " to "
+            << TablePrinter::FormatInteger(max_rows) << ")\n"
+            << "  rows          " << TablePrinter::FormatInteger(metrics.rows) << " in "
+            << TablePrinter::FormatInteger(metrics.batches) << " batches\n"
+            << "  bytes         " << FormatByteSize(metrics.input_bytes) << " in, "
+            << FormatByteSize(metrics.output_bytes) << " out (" << codec << ", ratio ";
+  char ratio_text[16];
+  std::snprintf(ratio_text, sizeof(ratio_text), "%.2f", ratio);
+  std::cout << ratio_text << "x), " << TablePrinter::FormatInteger(metrics.blocks) << " blocks\n"
+            << "  memory        budget "
+            << (options.memory_limit < 0 ? std::string("unlimited")
+                                         : FormatByteSize(options.memory_limit))
+            << ", peak reserved " << FormatByteSize(metrics.peak_reserved_bytes) << ", "
+            << metrics.spills << " spills (" << FormatByteSize(metrics.spill_bytes) << ")\n"
+            << "  checksums     " << ChecksumAlgorithmName(output->checksum_algorithm)
+            << (output->checksum_path.empty() ? "" : " in " + output->checksum_path) << "\n";
+  const int64_t accounted =
+      metrics.partition_nanos + metrics.gather_nanos + metrics.compress_nanos + metrics.write_nanos;
+  TablePrinter times(
+      {{"time"}, {"seconds", TablePrinter::Align::kRight}, {"share", TablePrinter::Align::kRight}});
+  times.AddRow({"partitioning", Seconds(metrics.partition_nanos),
+                Share(metrics.partition_nanos, metrics.total_nanos)});
+  times.AddRow({"gathering", Seconds(metrics.gather_nanos),
+                Share(metrics.gather_nanos, metrics.total_nanos)});
+  times.AddRow({"compression", Seconds(metrics.compress_nanos),
+                Share(metrics.compress_nanos, metrics.total_nanos)});
+  times.AddRow(
+      {"writing", Seconds(metrics.write_nanos), Share(metrics.write_nanos, metrics.total_nanos)});
+  times.AddRow({"other (sort, spill merge)",
+                Seconds(std::max<int64_t>(0, metrics.total_nanos - accounted)),
+                Share(std::max<int64_t>(0, metrics.total_nanos - accounted), metrics.total_nanos)});
+  times.AddRule();
+  times.AddRow({"writer total", Seconds(metrics.total_nanos), "100%"});
+  times.AddRow({"reading the input", Seconds(read_nanos), ""});
+  times.AddRow({"wall", Seconds(wall_nanos), ""});
+  std::cout << "\n";
+  times.Print(std::cout);
+  return kExitSuccess;
+}
+
+}  // namespace sluice::cli
