@@ -1,0 +1,662 @@
+"""The `sluice` command-line tool, run as a user runs it: output, files and exit codes.
+
+The binary is $SLUICE_CLI (default build/tools/sluice). Each test makes its own small data in a
+temporary directory. pyarrow and zlib check what the tool writes independently of Sluice.
+"""
+
+import json
+import os
+import pathlib
+import pty
+import struct
+import subprocess
+import zlib
+
+import pyarrow as pa
+import pyarrow.ipc
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CLI = os.environ.get("SLUICE_CLI", str(ROOT / "build" / "tools" / "sluice"))
+
+# Exit codes (tools/exit_status.h).
+FAILURE = 1
+USAGE = 2
+
+
+def run(*arguments, stdin=None, check=True, env=None):
+    """Runs the tool; returns the CompletedProcess. Progress is off unless a test asks."""
+    environment = dict(os.environ, SLUICE_PROGRESS="0")
+    environment.update(env or {})
+    result = subprocess.run([CLI, *map(str, arguments)], input=stdin, capture_output=True,
+                            env=environment, timeout=300)
+    if check and result.returncode != 0:
+        raise AssertionError(f"sluice {' '.join(map(str, arguments))} exited "
+                             f"{result.returncode}: {result.stderr.decode()}")
+    return result
+
+
+def error_line(result):
+    """The tool's error: exactly one line on stderr."""
+    lines = result.stderr.decode().strip().splitlines()
+    assert len(lines) >= 1, "no error message"
+    return lines[0]
+
+
+def read_stream(path):
+    return pa.ipc.open_stream(pa.OSFile(str(path))).read_all()
+
+
+def big_endian_longs(path):
+    data = pathlib.Path(path).read_bytes()
+    return list(struct.unpack(f">{len(data) // 8}q", data))
+
+
+@pytest.fixture(scope="module")
+def lineitem(tmp_path_factory):
+    """20,000 lineitem rows in batches of 4096."""
+    path = tmp_path_factory.mktemp("input") / "lineitem.arrow"
+    run("generate", "lineitem", "--rows", 20000, "--batch-rows", 4096, "--output", path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def shuffle(tmp_path_factory, lineitem):
+    """Two map outputs of 16 partitions with lz4 and ADLER32, and their write summaries."""
+    directory = tmp_path_factory.mktemp("shuffle")
+    summaries = []
+    for map_id in (0, 1):
+        result = run("write", lineitem, "--output-dir", directory, "--partitions", 16, "--keys",
+                     "l_orderkey", "--codec", "lz4", "--map-id", map_id, "--json")
+        summaries.append(json.loads(result.stdout))
+    return directory, summaries
+
+
+# --- the tool and its help ---------------------------------------------------------------------
+
+
+def test_without_a_command_prints_the_overview_and_fails_as_usage():
+    result = run(check=False)
+    assert result.returncode == USAGE
+    assert b"Commands:" in result.stderr
+
+
+def test_unknown_command_is_a_usage_error_naming_it():
+    result = run("shuffle", check=False)
+    assert result.returncode == USAGE
+    assert "unknown command 'shuffle'" in error_line(result)
+
+
+@pytest.mark.parametrize("command", ["generate", "write", "read", "inspect", "bench"])
+def test_every_command_has_help_with_examples(command):
+    result = run(command, "--help")
+    text = result.stdout.decode()
+    assert text.startswith(f"Usage: sluice {command}")
+    assert "Examples:" in text and f"sluice {command}" in text.split("Examples:")[1]
+    assert "--help" in text
+
+
+@pytest.mark.parametrize("command", ["generate", "write", "read", "inspect", "bench"])
+def test_every_command_refuses_an_unknown_flag_naming_it(command):
+    result = run(command, "--frobnicate", "3", check=False)
+    assert result.returncode == USAGE
+    line = error_line(result)
+    assert line.startswith(f"sluice {command}: error:")
+    assert "--frobnicate" in line
+
+
+# --- generate ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workload,columns", [("lineitem", 16), ("mixed", 4), ("flat50", 50),
+                                              ("nested", 4), ("wide", 200)])
+def test_generate_writes_a_stream_pyarrow_opens(tmp_path, workload, columns):
+    path = tmp_path / f"{workload}.arrow"
+    result = run("generate", workload, "--rows", 1000, "--batch-rows", 300, "--output", path)
+    table = read_stream(path)
+    assert table.num_rows == 1000
+    assert table.num_columns == columns
+    assert len(table.to_batches()) == 4  # 300 + 300 + 300 + 100
+    assert b"1,000 rows" in result.stdout
+
+
+def test_generate_lineitem_is_deterministic_by_seed(tmp_path):
+    paths = {}
+    for name, seed in (("a", 7), ("b", 7), ("c", 8)):
+        paths[name] = tmp_path / f"{name}.arrow"
+        run("generate", "lineitem", "--rows", 500, "--seed", seed, "--output", paths[name])
+    assert paths["a"].read_bytes() == paths["b"].read_bytes()
+    assert paths["a"].read_bytes() != paths["c"].read_bytes()
+
+
+def test_generate_to_stdout(tmp_path):
+    result = run("generate", "mixed", "--rows", 100, "--output", "-")
+    table = pa.ipc.open_stream(result.stdout).read_all()
+    assert table.num_rows == 100
+    assert b"100 rows" in result.stderr  # the summary stays off the data
+
+
+def test_generate_replaces_an_existing_file_whole(tmp_path):
+    path = tmp_path / "data.arrow"
+    run("generate", "mixed", "--rows", 1000, "--output", path)
+    run("generate", "mixed", "--rows", 10, "--output", path)
+    assert read_stream(path).num_rows == 10
+    assert [p.name for p in tmp_path.iterdir()] == ["data.arrow"]  # no temporary left
+
+
+@pytest.mark.parametrize("arguments,flag", [
+    (["lineitem", "--output", "x.arrow"], "--rows"),
+    (["lineitem", "--rows", "12k", "--output", "x.arrow"], "--rows"),
+    (["lineitem", "--rows", "-5", "--output", "x.arrow"], "--rows"),
+    (["lineitem", "--rows", "10"], "--output"),
+    (["lineitem", "--rows", "10", "--batch-rows", "0", "--output", "x.arrow"], "--batch-rows"),
+    (["lineitem", "--rows", "10", "--rows", "20", "--output", "x.arrow"], "--rows"),
+    (["orders", "--rows", "10", "--output", "x.arrow"], "orders"),
+    (["--rows", "10", "--output", "x.arrow"], "WORKLOAD"),
+])
+def test_generate_bad_arguments_are_usage_errors_naming_the_flag(tmp_path, arguments, flag):
+    result = run("generate", *arguments, check=False)
+    assert result.returncode == USAGE
+    assert flag in error_line(result)
+    assert not (tmp_path / "x.arrow").exists()
+
+
+def test_generate_into_a_missing_directory_names_it(tmp_path):
+    result = run("generate", "mixed", "--rows", 10, "--output", tmp_path / "no" / "x.arrow",
+                 check=False)
+    assert result.returncode == FAILURE
+    assert str(tmp_path / "no") in error_line(result)
+
+
+# --- write -------------------------------------------------------------------------------------
+
+
+def test_write_produces_spark_files_that_agree_with_pyarrow_and_zlib(shuffle, lineitem):
+    directory, summaries = shuffle
+    summary = summaries[0]
+    data = directory / "shuffle_0_0_0.data"
+    assert summary["data_path"] == str(data)
+    assert summary["rows"] == 20000
+    assert summary["partitions"] == 16
+    assert summary["codec"] == "lz4"
+    assert summary["keys"] == ["l_orderkey"]
+    assert sum(summary["partition_rows"]) == 20000
+    assert summary["compression_ratio"] > 1
+    for key in ("partition_nanos", "gather_nanos", "compress_nanos", "write_nanos"):
+        assert key in summary["metrics"]
+
+    offsets = big_endian_longs(directory / "shuffle_0_0_0.index")
+    checksums = big_endian_longs(directory / "shuffle_0_0_0.checksum.ADLER32")
+    contents = data.read_bytes()
+    assert offsets[0] == 0 and offsets[-1] == len(contents) and len(offsets) == 17
+    rows = 0
+    for partition in range(16):
+        segment = contents[offsets[partition]:offsets[partition + 1]]
+        assert checksums[partition] == zlib.adler32(segment)
+        assert summary["partition_bytes"][partition] == len(segment)
+        count = pa.ipc.open_stream(segment).read_all().num_rows if segment else 0
+        assert count == summary["partition_rows"][partition]
+        rows += count
+    assert rows == read_stream(lineitem).num_rows
+
+
+def test_write_prints_a_summary_with_the_time_split(tmp_path, lineitem):
+    result = run("write", lineitem, "--output-dir", tmp_path, "--partitions", 8, "--keys", "c0")
+    text = result.stdout.decode()
+    assert "20,000 in" in text and "8 partitions" in text
+    for phase in ("partitioning", "gathering", "compression", "writing", "wall"):
+        assert phase in text
+    assert "ratio" in text and "spills" in text
+
+
+def test_write_hashes_several_keys_by_name_or_index(tmp_path, lineitem):
+    by_name = json.loads(run("write", lineitem, "--output-dir", tmp_path / "a", "--partitions",
+                             7, "--keys", "l_orderkey,l_linenumber", "--json").stdout)
+    by_index = json.loads(run("write", lineitem, "--output-dir", tmp_path / "b", "--partitions",
+                              7, "--keys", "c0,c3", "--json").stdout)
+    one_key = json.loads(run("write", lineitem, "--output-dir", tmp_path / "c", "--partitions",
+                             7, "--keys", "c0", "--json").stdout)
+    assert by_name["keys"] == ["l_orderkey", "l_linenumber"]
+    assert by_name["partition_rows"] == by_index["partition_rows"]
+    assert by_name["partition_rows"] != one_key["partition_rows"]
+
+
+def test_write_reads_a_stream_from_stdin(tmp_path, lineitem):
+    summary = json.loads(run("write", "-", "--output-dir", tmp_path, "--partitions", 4,
+                             "--keys", "c0", "--json", stdin=lineitem.read_bytes()).stdout)
+    assert summary["rows"] == 20000
+
+
+def test_write_range_partitions_by_bounds_from_an_arrow_file(tmp_path):
+    source = tmp_path / "mixed.arrow"
+    run("generate", "mixed", "--rows", 1000, "--output", source)  # c0 = 0..999
+    bounds = tmp_path / "bounds.arrow"
+    with pa.OSFile(str(bounds), "wb") as sink:
+        table = pa.table({"c0": pa.array([99, 499], pa.int32())})
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+    summary = json.loads(run("write", source, "--output-dir", tmp_path / "out",
+                             "--partitioning", "range", "--bounds", bounds, "--json").stdout)
+    # A key equal to a bound goes to that bound's partition: [0, 99], [100, 499], [500, 999].
+    assert summary["partitions"] == 3
+    assert summary["partition_rows"] == [100, 400, 500]
+
+
+@pytest.mark.parametrize("kind,partitions", [("round-robin", 5), ("single", None)])
+def test_write_other_partitionings(tmp_path, lineitem, kind, partitions):
+    arguments = ["write", lineitem, "--output-dir", tmp_path, "--partitioning", kind, "--json"]
+    if partitions:
+        arguments += ["--partitions", partitions]
+    summary = json.loads(run(*arguments).stdout)
+    assert sum(summary["partition_rows"]) == 20000
+    if kind == "single":
+        assert summary["partition_rows"] == [20000]
+    else:
+        assert max(summary["partition_rows"]) - min(summary["partition_rows"]) <= 1
+
+
+def test_write_codec_level_checksum_and_ids_are_honoured(tmp_path, lineitem):
+    summary = json.loads(run("write", lineitem, "--output-dir", tmp_path, "--partitions", 4,
+                             "--keys", "c0", "--codec", "zstd:3", "--checksum", "crc32",
+                             "--shuffle-id", 3, "--map-id", 9, "--json").stdout)
+    assert summary["codec"] == "zstd:3"
+    data = tmp_path / "shuffle_3_9_0.data"
+    assert summary["data_path"] == str(data)
+    checksums = big_endian_longs(tmp_path / "shuffle_3_9_0.checksum.CRC32")
+    offsets = big_endian_longs(tmp_path / "shuffle_3_9_0.index")
+    contents = data.read_bytes()
+    for partition in range(4):
+        assert checksums[partition] == zlib.crc32(contents[offsets[partition]:
+                                                           offsets[partition + 1]])
+
+
+def test_write_spills_under_a_small_memory_budget(tmp_path, lineitem):
+    summary = json.loads(run("write", lineitem, "--output-dir", tmp_path, "--partitions", 4,
+                             "--keys", "c0", "--memory-budget", "512KiB", "--json").stdout)
+    assert summary["spills"] > 0
+    assert summary["memory_budget_bytes"] == 512 * 1024
+    assert sum(summary["partition_rows"]) == 20000
+
+
+def test_write_passes_other_settings_through_set(tmp_path, lineitem):
+    small = json.loads(run("write", lineitem, "--output-dir", tmp_path / "a", "--partitions", 2,
+                           "--keys", "c0", "--set", "block-rows=100", "--json").stdout)
+    large = json.loads(run("write", lineitem, "--output-dir", tmp_path / "b", "--partitions", 2,
+                           "--keys", "c0", "--json").stdout)
+    assert small["metrics"]["blocks"] > 10 * large["metrics"]["blocks"]
+
+
+def test_write_refuses_to_replace_a_map_output_unless_asked(tmp_path, lineitem):
+    arguments = ["write", lineitem, "--output-dir", tmp_path, "--partitions", 2, "--keys", "c0"]
+    run(*arguments)
+    result = run(*arguments, check=False)
+    assert result.returncode == FAILURE
+    assert "already exists" in error_line(result) and "--overwrite" in error_line(result)
+    run(*arguments, "--overwrite")
+
+
+@pytest.mark.parametrize("arguments,words", [
+    (["--partitions", "4", "--keys", "c0", "--codec", "brotli"], ["--codec", "brotli"]),
+    (["--partitions", "4", "--keys", "c0", "--codec", "zstd:99"], ["--codec", "99"]),
+    (["--partitions", "0", "--keys", "c0"], ["--partitions"]),
+    (["--partitions", "many", "--keys", "c0"], ["--partitions", "many"]),
+    (["--partitions", "4"], ["--keys"]),
+    (["--partitions", "4", "--keys", "l_nothing"], ["--keys", "l_nothing"]),
+    (["--partitions", "4", "--keys", "c99"], ["--keys", "c99"]),
+    (["--partitions", "4", "--keys", "c0", "--memory-budget", "12XB"],
+     ["--memory-budget", "12XB"]),
+    (["--partitions", "4", "--keys", "c0", "--checksum", "md5"], ["--checksum", "md5"]),
+    (["--partitions", "4", "--keys", "c0", "--partitioning", "zigzag"],
+     ["--partitioning", "zigzag"]),
+    (["--partitioning", "range"], ["--bounds"]),
+    (["--keys", "c0"], ["--partitions"]),
+    (["--partitions", "4", "--keys", "c0", "--set", "block-rows"], ["--set"]),
+    (["--partitions", "4", "--keys", "c0", "--set", "colour=red"], ["--set", "colour"]),
+])
+def test_write_bad_arguments_are_usage_errors_naming_the_flag(tmp_path, lineitem, arguments,
+                                                              words):
+    result = run("write", lineitem, "--output-dir", tmp_path / "out", *arguments, check=False)
+    assert result.returncode == USAGE, result.stderr
+    line = error_line(result)
+    for word in words:
+        assert word in line
+    assert not list((tmp_path / "out").glob("*")) if (tmp_path / "out").exists() else True
+
+
+def test_write_of_a_missing_input_names_it(tmp_path):
+    result = run("write", tmp_path / "nothing.arrow", "--output-dir", tmp_path, "--partitions",
+                 2, "--keys", "c0", check=False)
+    assert result.returncode == FAILURE
+    assert "nothing.arrow" in error_line(result)
+
+
+def test_write_of_an_input_that_is_not_arrow_names_it_and_leaves_nothing(tmp_path):
+    bad = tmp_path / "bad.arrow"
+    bad.write_bytes(b"this is not an arrow stream at all, not even close")
+    result = run("write", bad, "--output-dir", tmp_path / "out", "--partitions", 2, "--keys",
+                 "c0", check=False)
+    assert result.returncode == FAILURE
+    assert "bad.arrow" in error_line(result) and "byte" in error_line(result)
+    assert not list((tmp_path / "out").glob("shuffle_*"))
+
+
+# --- read --------------------------------------------------------------------------------------
+
+
+def test_read_every_partition_of_every_map_output_matches_the_writes(shuffle):
+    directory, summaries = shuffle
+    result = json.loads(run("read", directory, "--partition", "0-15", "--json").stdout)
+    assert result["map_ids"] == [0, 1]
+    assert result["rows"] == 40000
+    assert result["checksums_verified"]
+    expected = [summaries[0]["partition_rows"][p] + summaries[1]["partition_rows"][p]
+                for p in range(16)]
+    assert [entry["rows"] for entry in result["partitions"]] == expected
+
+
+def test_read_selected_map_ids_and_one_partition(shuffle):
+    directory, summaries = shuffle
+    result = json.loads(run("read", directory, "--map-ids", "1", "--partition", 5,
+                            "--json").stdout)
+    assert result["map_ids"] == [1]
+    assert result["rows"] == summaries[1]["partition_rows"][5]
+
+
+def test_read_writes_arrow_that_pyarrow_opens(tmp_path, shuffle):
+    directory, summaries = shuffle
+    path = tmp_path / "part.arrow"
+    run("read", directory, "--partition", "2-3", "--output", path)
+    table = read_stream(path)
+    expected = sum(summaries[m]["partition_rows"][p] for m in (0, 1) for p in (2, 3))
+    assert table.num_rows == expected
+    assert table.schema.names[0] == "l_orderkey"
+
+
+def test_read_writes_arrow_to_stdout(shuffle):
+    directory, summaries = shuffle
+    result = run("read", directory, "--partition", 4, "--output", "-")
+    table = pa.ipc.open_stream(result.stdout).read_all()
+    assert table.num_rows == summaries[0]["partition_rows"][4] + summaries[1]["partition_rows"][4]
+
+
+def test_read_head_prints_an_aligned_table(shuffle):
+    directory, _ = shuffle
+    lines = run("read", directory, "--partition", 0, "--head", 3).stdout.decode().splitlines()
+    assert lines[0].split()[:2] == ["l_orderkey", "l_partkey"]
+    assert set(lines[1]) <= {"-", " "}
+    assert len(lines) == 2 + 3 + 1 and lines[-1] == "(3 rows)"
+    # Columns line up: every row has its second column where the header's starts.
+    start = lines[0].index("l_partkey")
+    for line in lines[2:5]:
+        assert line[start - 2:start] == "  "
+    assert any(text.count("-") == 2 and len(text) == 10 for text in lines[2].split())  # a date
+
+
+def test_read_summary_lists_partitions(shuffle):
+    directory, _ = shuffle
+    text = run("read", directory, "--partition", "0-2").stdout.decode()
+    assert "partition" in text and "total" in text and "checksums verified" in text
+
+
+@pytest.mark.parametrize("arguments,words,code", [
+    # The range is checked against the index files: a failure of the data at hand.
+    (["--partition", "16"], ["16 partitions", "--partition"], FAILURE),
+    (["--partition", "5-2"], ["--partition", "5-2"], USAGE),
+    (["--partition", "x"], ["--partition", "'x'"], USAGE),
+    ([], ["--partition"], USAGE),
+    (["--partition", "1", "--map-ids", "7"], ["shuffle_0_7_0.data", "not found"], FAILURE),
+    (["--partition", "1", "--shuffle-id", "4"], ["no map outputs of shuffle 4"], FAILURE),
+    (["--partition", "1", "--head", "2", "--output", "x.arrow"], ["--head", "--output"], USAGE),
+])
+def test_read_bad_arguments(shuffle, arguments, words, code):
+    directory, _ = shuffle
+    result = run("read", directory, *arguments, check=False)
+    assert result.returncode == code, result.stderr
+    line = error_line(result)
+    for word in words:
+        assert word in line
+
+
+def test_read_of_a_missing_directory_names_it(tmp_path):
+    result = run("read", tmp_path / "absent", "--partition", 0, check=False)
+    assert result.returncode == FAILURE
+    assert "absent" in error_line(result)
+
+
+# --- inspect -----------------------------------------------------------------------------------
+
+
+def test_inspect_describes_partitions(shuffle):
+    directory, summaries = shuffle
+    text = run("inspect", directory / "shuffle_0_0_0.data").stdout.decode()
+    assert "16 partitions" in text and "20,000 rows" in text and "ADLER32" in text
+    assert "l_orderkey int64" in text
+    rows = [line.split() for line in text.splitlines() if line.split()[:1] == ["0"]]
+    assert rows[0][5] == "lz4"
+
+
+def test_inspect_json_agrees_with_the_write(shuffle):
+    directory, summaries = shuffle
+    description = json.loads(run("inspect", directory / "shuffle_0_1_0.data", "--verify",
+                                 "--json").stdout)
+    assert description["verified"] and description["problems"] == []
+    assert description["map_id"] == 1
+    assert [p["rows"] for p in description["partition_list"]] == summaries[1]["partition_rows"]
+    assert [p["bytes"] for p in description["partition_list"]] == summaries[1]["partition_bytes"]
+    assert all(p["codec"] in ("lz4", "-") for p in description["partition_list"])
+
+
+def test_inspect_verify_passes_on_a_good_output(shuffle):
+    directory, _ = shuffle
+    result = run("inspect", directory / "shuffle_0_0_0.data", "--verify")
+    assert b"verified:" in result.stdout and b"16 ADLER32 checksums match" in result.stdout
+
+
+@pytest.fixture
+def copied_output(tmp_path, shuffle):
+    """A private copy of map output 0, to damage."""
+    directory, summaries = shuffle
+    for path in directory.glob("shuffle_0_0_0.*"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    offsets = big_endian_longs(tmp_path / "shuffle_0_0_0.index")
+    return tmp_path, offsets
+
+
+def flip_byte(path, offset):
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x55
+    path.write_bytes(bytes(data))
+
+
+def test_corrupt_body_byte_is_named_by_inspect_and_read(copied_output):
+    directory, offsets = copied_output
+    partition = 5
+    # A byte near the end of the partition: inside the last block's body.
+    flip_byte(directory / "shuffle_0_0_0.data", offsets[partition + 1] - 20)
+
+    result = run("inspect", directory / "shuffle_0_0_0.data", "--verify", check=False)
+    assert result.returncode == FAILURE
+    problems = result.stderr.decode()
+    assert f"shuffle_0_0_0.data partition {partition}" in problems
+    assert "ADLER32" in problems and "checksum.ADLER32" in problems
+    assert f"bytes {offsets[partition]}..{offsets[partition + 1]}" in problems
+
+    result = run("read", directory, "--partition", partition, check=False)
+    assert result.returncode == FAILURE
+    line = error_line(result)
+    assert "shuffle_0_0_0.data" in line and f"partition {partition}" in line
+    assert "checksum" in line.lower()
+
+    # The other partitions are untouched and still read.
+    run("read", directory, "--partition", partition + 1)
+
+
+def test_corrupt_metadata_is_named_with_its_offset_without_checksums(copied_output):
+    directory, offsets = copied_output
+    partition = 3
+    for checksum in directory.glob("*.checksum.*"):
+        checksum.unlink()
+    # The continuation marker of the partition's first message: the segment can no longer be
+    # framed, and the error points at the partition's first byte.
+    flip_byte(directory / "shuffle_0_0_0.data", offsets[partition])
+
+    result = run("inspect", directory / "shuffle_0_0_0.data", check=False)
+    assert result.returncode == FAILURE
+    line = error_line(result)
+    assert f"shuffle_0_0_0.data partition {partition}" in line
+    assert f"byte {offsets[partition]}" in line
+
+    result = run("read", directory, "--partition", partition, check=False)
+    assert result.returncode == FAILURE
+    line = error_line(result)
+    assert f"partition {partition}" in line and "byte" in line
+
+
+def test_truncated_data_file_is_caught_against_the_index(copied_output):
+    directory, offsets = copied_output
+    data = directory / "shuffle_0_0_0.data"
+    data.write_bytes(data.read_bytes()[:-100])
+    result = run("inspect", data, check=False)
+    assert result.returncode == FAILURE
+    line = error_line(result)
+    assert "shuffle_0_0_0.index" in line and str(offsets[-1]) in line
+
+    result = run("read", directory, "--partition", "0-15", check=False)
+    assert result.returncode == FAILURE
+    assert "shuffle_0_0_0" in error_line(result)
+
+
+def test_missing_index_is_named(copied_output):
+    directory, _ = copied_output
+    (directory / "shuffle_0_0_0.index").unlink()
+    result = run("inspect", directory / "shuffle_0_0_0.data", check=False)
+    assert result.returncode == FAILURE
+    assert "shuffle_0_0_0.index" in error_line(result) and "not found" in error_line(result)
+
+
+def test_inspect_of_a_missing_file_names_it(tmp_path):
+    result = run("inspect", tmp_path / "shuffle_0_0_0.data", check=False)
+    assert result.returncode == FAILURE
+    assert "shuffle_0_0_0.data" in error_line(result)
+
+
+# --- progress ----------------------------------------------------------------------------------
+
+
+def run_with_terminal_stderr(*arguments):
+    """Runs the tool with stderr on a pseudo-terminal; returns what it drew there."""
+    leader, follower = pty.openpty()
+    environment = {k: v for k, v in os.environ.items() if k != "SLUICE_PROGRESS"}
+    process = subprocess.Popen([CLI, *map(str, arguments)], stdout=subprocess.DEVNULL,
+                               stderr=follower, env=environment)
+    os.close(follower)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the follower closed
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(leader)
+    assert process.wait(timeout=300) == 0
+    return drawn.decode(errors="replace")
+
+
+def test_progress_is_drawn_on_a_terminal_with_rate_and_eta(tmp_path):
+    drawn = run_with_terminal_stderr("generate", "lineitem", "--rows", 200000, "--output",
+                                     tmp_path / "x.arrow")
+    assert "generate" in drawn and "rows/s" in drawn and "%" in drawn and "ETA" in drawn
+    assert "\r" in drawn
+
+
+def test_progress_stays_quiet_when_piped(tmp_path):
+    environment = {k: v for k, v in os.environ.items() if k != "SLUICE_PROGRESS"}
+    result = subprocess.run([CLI, "generate", "lineitem", "--rows", "200000", "--output",
+                             str(tmp_path / "x.arrow")], capture_output=True, env=environment)
+    assert result.returncode == 0
+    assert result.stderr == b""
+
+
+# --- bench -------------------------------------------------------------------------------------
+
+
+def fake_benchmark(directory):
+    """A benchmark program in Google Benchmark's JSON format, to test merging."""
+    program = directory / "fake_benchmark"
+    document = {
+        "context": {"date": "today", "host_name": "test", "num_cpus": 1},
+        "benchmarks": [
+            {"name": "BM_Copy", "run_name": "BM_Copy", "run_type": "iteration",
+             "iterations": 10, "real_time": 5.0, "cpu_time": 5.0, "time_unit": "ns",
+             "bytes_per_second": 1e9},
+            {"name": "BM_Thing", "run_name": "BM_Thing", "run_type": "iteration",
+             "iterations": 10, "real_time": 10.0, "cpu_time": 10.0, "time_unit": "ns",
+             "vs_raw": 2.0},
+        ],
+    }
+    program.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(document) + "\nEOF\n")
+    program.chmod(0o755)
+    failing = directory / "broken_benchmark"
+    failing.write_text("#!/bin/sh\necho 'it broke' >&2\nexit 3\n")
+    failing.chmod(0o755)
+
+
+def test_bench_lists_the_suites_beside_it(tmp_path):
+    fake_benchmark(tmp_path)
+    text = run("bench", "--list", "--bench-dir", tmp_path).stdout.decode()
+    assert [line.split()[0] for line in text.splitlines()] == ["broken", "fake", "end_to_end"]
+
+
+def test_bench_unknown_suite_is_a_usage_error(tmp_path):
+    fake_benchmark(tmp_path)
+    result = run("bench", "nothing", "--bench-dir", tmp_path, check=False)
+    assert result.returncode == USAGE
+    assert "unknown suite 'nothing'" in error_line(result)
+
+
+def test_bench_quick_merges_suites_and_renders_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    fake_benchmark(tmp_path)
+    results = tmp_path / "results.json"
+    plots = tmp_path / "plots"
+    result = run("bench", "end_to_end", "fake", "--quick", "--bench-dir", tmp_path, "--json",
+                 results, "--plots", plots)
+    document = json.loads(results.read_text())
+    # Google Benchmark's format: a context and a list of entries, each with its suite.
+    assert document["context"]["host_name"] == "test"
+    assert document["context"]["sluice"]["quick"] is True
+    suites = {entry["suite"] for entry in document["benchmarks"]}
+    assert suites == {"end_to_end", "fake"}
+    for entry in document["benchmarks"]:
+        for key in ("name", "run_name", "run_type", "iterations", "real_time", "cpu_time",
+                    "time_unit"):
+            assert key in entry
+    names = {entry["run_name"] for entry in document["benchmarks"]}
+    assert "end_to_end/ipc_write" in names
+    assert "end_to_end/write/partitions:200/codec:lz4" in names
+    assert "end_to_end/read/partitions:200/codec:zstd" in names
+    medians = {e["run_name"]: e for e in document["benchmarks"]
+               if e.get("aggregate_name") == "median"}
+    assert medians["end_to_end/write/partitions:16/codec:none"]["vs_ipc_write"] > 0
+    assert medians["end_to_end/read/partitions:200/codec:lz4"]["vs_raw_decompress"] > 0
+    timeline = document["memory_timelines"][0]
+    assert len(timeline["samples"]) >= 2 and timeline["budget_bytes"] > 0
+    for figure in ("writer_partitions.png", "codec_throughput.png", "decode_overhead.png",
+                   "memory_timeline.png", "suite_fake.png"):
+        assert (plots / figure).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    report = (plots / "report.md").read_text()
+    assert "| end_to_end |" in report and "vs_raw" in report
+    assert b"end_to_end" in result.stdout  # the suite table
+
+
+def test_bench_reports_a_failing_suite_and_still_writes_the_others(tmp_path):
+    fake_benchmark(tmp_path)
+    results = tmp_path / "results.json"
+    result = run("bench", "fake", "broken", "--quick", "--bench-dir", tmp_path, "--json",
+                 results, check=False)
+    assert result.returncode == FAILURE
+    assert "broken" in result.stderr.decode() and "it broke" in result.stderr.decode()
+    document = json.loads(results.read_text())
+    assert {entry["suite"] for entry in document["benchmarks"]} == {"fake"}
