@@ -10,6 +10,7 @@ FUZZ_SECONDS ?= 60
 CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 
 .PHONY: all deps build build-asan test test-unit test-asan test-interop test-fuzz demo bench format clean
+.PHONY: test-cli
 .PHONY: spark-deps jar test-spark spark-demo
 
 all: build
@@ -31,7 +32,7 @@ build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 ## test: every test: unit tests, the same under ASan+UBSan, pyarrow interop, bounded fuzzing.
-test: test-unit test-asan test-interop test-fuzz test-spark
+test: test-unit test-asan test-interop test-fuzz test-spark test-cli
 	@echo "make test: all suites passed"
 
 test-unit: build
@@ -47,6 +48,10 @@ test-interop: build
 
 test-fuzz: build-asan
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzzers.sh $(ASAN_BUILD)
+
+## test-cli: the sluice command-line tool run as a user runs it (tests/cli, pytest).
+test-cli: build
+	SLUICE_CLI=$(CURDIR)/$(BUILD)/tools/sluice python3 -m pytest -q tests/cli
 
 ## Spark plugin: jar (build/sluice-spark.jar), its tests on a local cluster, and a demo.
 spark-deps:
