@@ -43,7 +43,7 @@ struct SegmentEncoderMetrics {
   int64_t uncompressed_body_bytes = 0;
   /// Message bytes appended (metadata and bodies).
   int64_t encoded_bytes = 0;
-  int64_t gather_nanos = 0;
+  /// Time in codec calls. (Gathering is not timed per block; callers time their flushes.)
   int64_t compress_nanos = 0;
 };
 
