@@ -32,6 +32,27 @@ std::string DirectoryOf(const std::string& path) {
 // array itself, never by the page bytes (the reference writer's J2 finding).
 constexpr int64_t kInitialPointers = 4096;
 
+// Scatter: rows converted per column batch. The engines' batch size: large enough to amortise
+// per-batch work, small enough to convert in cache.
+constexpr int64_t kScatterChunkRows = 8192;
+
+// kAuto: the partition count from which scatter beats sort, for rows of up to
+// kNarrowRowBytes; wider rows keep sorting (their conversion dominates, and scatter copies each
+// row's values twice). Measured with bench/row_map_writer_benchmark.cc (see its header).
+constexpr int32_t kScatterMinPartitions = 4096;
+constexpr int64_t kNarrowRowBytes = 256;
+
+// An UnsafeRow's size from its schema: the null bitset, one 8-byte slot per field, and a guess
+// of 16 bytes for each variable-length field's data.
+int64_t EstimatedRowBytes(const Schema& schema) {
+  const auto fields = static_cast<int64_t>(schema.num_fields());
+  int64_t bytes = ((fields + 63) / 64) * 8 + 8 * fields;
+  for (const Field& field : schema.fields()) {
+    if (!IsFixedWidth(field.type->id()) || field.type->id() == TypeId::kDecimal128) bytes += 16;
+  }
+  return bytes;
+}
+
 // How many sorted rows ahead the spill pass prefetches: enough to cover a memory round trip at a
 // few nanoseconds per row.
 constexpr int64_t kPrefetchDistance = 16;
@@ -64,6 +85,17 @@ class RowMapWriter::Impl {
     budget_ = writer.memory_budget != nullptr
                   ? writer.memory_budget
                   : std::make_shared<FixedMemoryBudget>(writer.memory_limit);
+    strategy_ = options_.strategy == RowWriterStrategy::kAuto
+                    ? ChooseRowWriterStrategy(partition_count_, EstimatedRowBytes(*writer.schema))
+                    : options_.strategy;
+    if (strategy_ == RowWriterStrategy::kScatter) {
+      MapWriterOptions scatter = writer;
+      scatter.memory_budget = budget_;
+      scatter.partitioning.kind = PartitionKind::kGiven;  // ids come with each batch
+      scatter.partitioning.key_columns.clear();
+      SLUICE_ASSIGN_OR_RAISE(scatter_writer_, MapWriter::Make(std::move(scatter)));
+      return Status::OK();
+    }
     MapOutputFilesOptions files;
     files.data_path = writer.data_path;
     files.spill_directories = writer.spill_directories.empty()
@@ -87,7 +119,10 @@ class RowMapWriter::Impl {
   }
 
   int32_t partition_count() const { return partition_count_; }
-  int64_t held_bytes() const { return held_bytes_; }
+  RowWriterStrategy strategy() const { return strategy_; }
+  int64_t held_bytes() const {
+    return held_bytes_ + (scatter_writer_ != nullptr ? scatter_writer_->held_bytes() : 0);
+  }
   const MapWriterMetrics& metrics() const { return metrics_; }
 
   Status AppendRow(uint32_t partition, const uint8_t* row, int32_t size) {
@@ -146,16 +181,18 @@ class RowMapWriter::Impl {
 
   Result<int64_t> Spill() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
-    const int64_t before = held_bytes_;
+    const int64_t before = held_bytes();
     const auto start = Clock::now();
     Status status = DoSpill();
+    if (status.ok() && scatter_writer_ != nullptr) status = scatter_writer_->Spill();
     total_nanos_ += NanosSince(start);
     if (!status.ok()) return Fail(status);
-    return before - held_bytes_;
+    return before - held_bytes();
   }
 
   Result<MapOutput> Finish() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
+    if (scatter_writer_ != nullptr) return FinishScatter();
     const auto start = Clock::now();
     SortHeld();
     MapOutput output;
@@ -180,6 +217,7 @@ class RowMapWriter::Impl {
     aborted_ = true;
     FreeHeld();
     if (files_ != nullptr && !finished_) files_->Abort();
+    if (scatter_writer_ != nullptr && !finished_) scatter_writer_->Abort();
   }
 
  private:
@@ -207,6 +245,11 @@ class RowMapWriter::Impl {
   }
 
   Result<Page> DoNewPage(int64_t min_bytes) {
+    if (strategy_ == RowWriterStrategy::kScatter && row_count_ > 0) {
+      // Every row of the pages is reported (AppendRow adds its pointer at once; a host calls
+      // AddPointers before asking for a page): convert them, and the pages are free again.
+      SLUICE_RETURN_NOT_OK(ConvertStaged());
+    }
     if (min_bytes > PackedRecordPointer::kMaxPageBytes) {
       return Status::Invalid("a row of ", min_bytes - kRowPrefixBytes,
                              " bytes does not fit in a 128 MiB page");
@@ -229,6 +272,7 @@ class RowMapWriter::Impl {
   // never spills: the rows these pointers name sit in the pages a spill would free. Pages drive
   // spilling; the array (16 bytes per row with its sort scratch) follows the pages.
   Status AddPointersUnchecked(const uint64_t* pointers, int64_t count) {
+    if (count == 0) return Status::OK();
     // The array keeps twice the rows as room: the radix sort uses the second half as scratch.
     if (2 * (row_count_ + count) > pointer_capacity_) {
       int64_t capacity = std::max<int64_t>(pointer_capacity_, 2 * kInitialPointers);
@@ -313,6 +357,7 @@ class RowMapWriter::Impl {
 
   Status DoSpill() {
     if (row_count_ == 0) return Status::OK();
+    if (strategy_ == RowWriterStrategy::kScatter) return ConvertStaged();
     SortHeld();
     SLUICE_RETURN_NOT_OK(TimedFlush([this] {
       return files_->Spill([this](int32_t p) { return HasRows(p); },
@@ -323,6 +368,55 @@ class RowMapWriter::Impl {
     FreeHeld();
     SyncMetrics();
     return Status::OK();
+  }
+
+  // Scatter: converts the staged rows, in arrival order, into column batches the MapWriter keeps
+  // (and spills as its budget says), then frees the pages.
+  Status ConvertStaged() {
+    const auto* pointers = reinterpret_cast<const uint64_t*>(pointers_.data());
+    const auto start = Clock::now();
+    for (int64_t first = 0; first < row_count_; first += kScatterChunkRows) {
+      const int64_t count = std::min(kScatterChunkRows, row_count_ - first);
+      row_addresses_.clear();
+      row_sizes_.clear();
+      row_partitions_.clear();
+      for (int64_t i = first; i < first + count; ++i) {
+        const uint64_t pointer = pointers[i];
+        const uint8_t* at = pages_[PackedRecordPointer::Page(pointer)].data() +
+                            PackedRecordPointer::Offset(pointer);
+        row_addresses_.push_back(at + kRowPrefixBytes);
+        row_sizes_.push_back(static_cast<int32_t>(bits::LoadUnaligned<int64_t>(at)));
+        row_partitions_.push_back(PackedRecordPointer::Partition(pointer));
+      }
+      SLUICE_RETURN_NOT_OK(converter_->Append(row_addresses_.data(), row_sizes_.data(), count));
+      RecordBatch batch = converter_->Finish();
+      // The MapWriter's own time is booked by it; only the conversion is this writer's gather.
+      const auto write_start = Clock::now();
+      SLUICE_RETURN_NOT_OK(scatter_writer_->Write(batch, row_partitions_.data()));
+      gather_nanos_ -= NanosSince(write_start);
+    }
+    gather_nanos_ += NanosSince(start);
+    FreeHeld();
+    return Status::OK();
+  }
+
+  Result<MapOutput> FinishScatter() {
+    const auto start = Clock::now();
+    Status converted = ConvertStaged();
+    if (!converted.ok()) return Fail(converted);
+    auto output = scatter_writer_->Finish();
+    if (!output.ok()) return Fail(output.status());
+    total_nanos_ += NanosSince(start);
+    MapWriterMetrics inner = output->metrics;
+    inner.rows = metrics_.rows;
+    inner.input_bytes = metrics_.input_bytes;
+    inner.gather_nanos += gather_nanos_;
+    inner.total_nanos = total_nanos_;
+    inner.peak_reserved_bytes = std::max(inner.peak_reserved_bytes, metrics_.peak_reserved_bytes);
+    metrics_ = inner;
+    output->metrics = inner;
+    finished_ = true;
+    return output;
   }
 
   void FreeHeld() {
@@ -339,6 +433,7 @@ class RowMapWriter::Impl {
   }
 
   void SyncMetrics() {
+    if (scatter_writer_ != nullptr) return;  // the inner MapWriter keeps the file metrics
     const auto& encoder_metrics = encoder_->metrics();
     const auto& file_metrics = files_->metrics();
     metrics_.batches = encoder_metrics.blocks;
@@ -358,6 +453,8 @@ class RowMapWriter::Impl {
   std::unique_ptr<SegmentEncoder> encoder_;
   std::shared_ptr<MemoryBudget> budget_;
   std::unique_ptr<MapOutputFiles> files_;
+  RowWriterStrategy strategy_ = RowWriterStrategy::kSort;
+  std::unique_ptr<MapWriter> scatter_writer_;  // the scatter strategy's columnar writer
   bool finished_ = false;
   bool aborted_ = false;
 
@@ -374,10 +471,17 @@ class RowMapWriter::Impl {
   int64_t rows_per_block_ = 1;
   std::vector<const uint8_t*> row_addresses_;
   std::vector<int32_t> row_sizes_;
+  std::vector<uint32_t> row_partitions_;
   int64_t gather_nanos_ = 0;
   int64_t total_nanos_ = 0;
   MapWriterMetrics metrics_;
 };
+
+RowWriterStrategy ChooseRowWriterStrategy(int32_t partition_count, int64_t row_bytes) {
+  return partition_count >= kScatterMinPartitions && row_bytes <= kNarrowRowBytes
+             ? RowWriterStrategy::kScatter
+             : RowWriterStrategy::kSort;
+}
 
 RowMapWriter::RowMapWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RowMapWriter::~RowMapWriter() = default;
@@ -401,6 +505,7 @@ Result<int64_t> RowMapWriter::Spill() { return impl_->Spill(); }
 Result<MapOutput> RowMapWriter::Finish() { return impl_->Finish(); }
 void RowMapWriter::Abort() { impl_->Abort(); }
 int32_t RowMapWriter::partition_count() const { return impl_->partition_count(); }
+RowWriterStrategy RowMapWriter::strategy() const { return impl_->strategy(); }
 int64_t RowMapWriter::held_bytes() const { return impl_->held_bytes(); }
 const MapWriterMetrics& RowMapWriter::metrics() const { return impl_->metrics(); }
 

@@ -38,8 +38,17 @@ class MapWriter::Impl {
     if (options_.target_block_rows < 1 || options_.target_block_bytes < 1) {
       return Status::Invalid("MapWriter: target block rows and bytes must be positive");
     }
-    SLUICE_ASSIGN_OR_RAISE(partitioner_, MakePartitioner(options_.partitioning, *options_.schema));
-    partition_count_ = partitioner_->partition_count();
+    const PartitionerOptions& partitioning = options_.partitioning;
+    if (partitioning.kind == PartitionKind::kGiven && partitioning.key_columns.empty()) {
+      // Ids arrive with every batch (Write(batch, ids)); no column holds them.
+      if (partitioning.partition_count < 1) {
+        return Status::Invalid("MapWriter: the partition count must be at least 1");
+      }
+      partition_count_ = partitioning.partition_count;
+    } else {
+      SLUICE_ASSIGN_OR_RAISE(partitioner_, MakePartitioner(partitioning, *options_.schema));
+      partition_count_ = partitioner_->partition_count();
+    }
     SLUICE_ASSIGN_OR_RAISE(encoder_, SegmentEncoder::Make(options_.schema, options_.encoding));
     budget_ = options_.memory_budget != nullptr
                   ? options_.memory_budget
@@ -146,8 +155,11 @@ class MapWriter::Impl {
         }
       }
       std::memcpy(ids, given_ids, static_cast<size_t>(rows) * sizeof(uint32_t));
-    } else {
+    } else if (partitioner_ != nullptr) {
       SLUICE_RETURN_NOT_OK(partitioner_->Partition(batch, ids));
+    } else {
+      return Status::Invalid("this MapWriter takes partition ids with each batch "
+                             "(given partitioning without an id column)");
     }
     metrics_.partition_nanos += NanosSince(partition_start);
 

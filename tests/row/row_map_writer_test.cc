@@ -104,6 +104,7 @@ struct RowCase {
   CompressionCodec codec;
   int32_t partitions;
   bool spill;
+  RowWriterStrategy strategy = RowWriterStrategy::kSort;
 };
 
 class RowMapWriterTest : public ::testing::TestWithParam<RowCase> {};
@@ -117,7 +118,9 @@ TEST_P(RowMapWriterTest, AppendedRowsReadBackPerPartitionInOrder) {
   RowMapWriterOptions options = Options(schema, directory, param.partitions);
   options.writer.encoding.codec = param.codec;
   options.writer.memory_limit = param.spill ? 200 << 10 : -1;
+  options.strategy = param.strategy;
   auto writer = RowMapWriter::Make(options).ValueOrDie();
+  EXPECT_EQ(writer->strategy(), param.strategy);
   for (size_t b = 0; b < input.rows.size(); ++b) {
     for (int64_t row = 0; row < input.rows[b].num_rows(); ++row) {
       ASSERT_TRUE(writer->AppendRow(input.partitions[b][row], input.rows[b].row(row),
@@ -143,20 +146,32 @@ INSTANTIATE_TEST_SUITE_P(Cases, RowMapWriterTest,
                                            RowCase{CompressionCodec::kLz4Frame, 7, true},
                                            RowCase{CompressionCodec::kZstd, 200, true},
                                            RowCase{CompressionCodec::kNone, 300, false},
-                                           RowCase{CompressionCodec::kLz4Frame, 70000, true}),
+                                           RowCase{CompressionCodec::kLz4Frame, 70000, true},
+                                           RowCase{CompressionCodec::kNone, 1, false,
+                                                   RowWriterStrategy::kScatter},
+                                           RowCase{CompressionCodec::kZstd, 200, true,
+                                                   RowWriterStrategy::kScatter},
+                                           RowCase{CompressionCodec::kLz4Frame, 70000, true,
+                                                   RowWriterStrategy::kScatter}),
                          [](const auto& info) {
                            return std::string(CompressionCodecName(info.param.codec)) + "_" +
                                   std::to_string(info.param.partitions) +
-                                  (info.param.spill ? "_spill" : "_memory");
+                                  (info.param.spill ? "_spill" : "_memory") +
+                                  (info.param.strategy == RowWriterStrategy::kScatter
+                                       ? "_scatter"
+                                       : "_sort");
                          });
 
-TEST(RowMapWriterPageTest, HostCopiesRowsIntoPages) {
+class RowMapWriterPageTest : public ::testing::TestWithParam<RowWriterStrategy> {};
+
+TEST_P(RowMapWriterPageTest, HostCopiesRowsIntoPages) {
   // The JVM's way: take a page, copy rows into it, report their pointers once per page.
   testing::TemporaryDirectory directory;
   auto schema = testing::AllSparkTypesSchema();
   RowInput input = MakeInput(schema, 3, 200, 13, 5);
   RowMapWriterOptions options = Options(schema, directory, 13);
   options.writer.memory_limit = 300 << 10;
+  options.strategy = GetParam();
   auto writer = RowMapWriter::Make(options).ValueOrDie();
   RowMapWriter::Page page;
   int64_t used = 0;
@@ -185,7 +200,16 @@ TEST(RowMapWriterPageTest, HostCopiesRowsIntoPages) {
   CheckOutput(*output, input);
 }
 
-TEST(RowMapWriterPageTest, BadPointersAreRejectedAndCleanedUp) {
+INSTANTIATE_TEST_SUITE_P(Strategies, RowMapWriterPageTest,
+                         ::testing::Values(RowWriterStrategy::kSort, RowWriterStrategy::kScatter));
+
+TEST(RowMapWriterStrategyTest, AutoScattersNarrowRowsAtHighPartitionCounts) {
+  EXPECT_EQ(ChooseRowWriterStrategy(200, 64), RowWriterStrategy::kSort);
+  EXPECT_EQ(ChooseRowWriterStrategy(100000, 64), RowWriterStrategy::kScatter);
+  EXPECT_EQ(ChooseRowWriterStrategy(100000, 4096), RowWriterStrategy::kSort);
+}
+
+TEST(RowMapWriterErrorTest, BadPointersAreRejectedAndCleanedUp) {
   testing::TemporaryDirectory directory;
   auto schema = testing::AllSparkTypesSchema();
   auto writer = RowMapWriter::Make(Options(schema, directory, 4)).ValueOrDie();
@@ -199,7 +223,7 @@ TEST(RowMapWriterPageTest, BadPointersAreRejectedAndCleanedUp) {
   EXPECT_TRUE(directory.List().empty());
 }
 
-TEST(RowMapWriterPageTest, SameDataAsTheColumnarWriter) {
+TEST(RowMapWriterColumnarTest, SameDataAsTheColumnarWriter) {
   // The row writer and the columnar writer, fed the same rows and partition ids, produce
   // partitions that decode to the same batches.
   testing::TemporaryDirectory directory;

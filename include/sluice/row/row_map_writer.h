@@ -22,6 +22,18 @@
 
 namespace sluice {
 
+/// How the row writer groups rows by partition.
+enum class RowWriterStrategy : uint8_t {
+  /// Choose by partition count and row width (see kAuto's rule in row_map_writer.cc, measured
+  /// by bench/row_map_writer_benchmark.cc).
+  kAuto,
+  /// Sort packed pointers by partition and convert each partition's rows straight into blocks.
+  kSort,
+  /// Convert rows in arrival order into column batches and let the columnar MapWriter scatter
+  /// them by partition: conversion reads memory in order, at the price of a second copy.
+  kScatter,
+};
+
 struct RowMapWriterOptions {
   /// Schema, partition count (partitioning.partition_count; the kind is ignored: rows come with
   /// their ids), codec, block size, budget, checksum and files, as for MapWriter.
@@ -31,7 +43,13 @@ struct RowMapWriterOptions {
   int64_t page_bytes = int64_t{16} << 20;
   /// Validate UTF-8 of string columns when converting rows (see RowToColumnarOptions).
   bool validate_utf8 = false;
+  /// Sort or scatter; kAuto picks by partition count and row width.
+  RowWriterStrategy strategy = RowWriterStrategy::kAuto;
 };
+
+/// Returns the strategy kAuto picks for `partition_count` partitions of rows of about
+/// `row_bytes` bytes.
+RowWriterStrategy ChooseRowWriterStrategy(int32_t partition_count, int64_t row_bytes);
 
 class RowMapWriter {
  public:
@@ -72,6 +90,8 @@ class RowMapWriter {
   void Abort();
 
   int32_t partition_count() const;
+  /// The strategy in use (kSort or kScatter; kAuto is resolved when the writer is made).
+  RowWriterStrategy strategy() const;
   /// Bytes charged to the budget now (pages and pointer array).
   int64_t held_bytes() const;
   const MapWriterMetrics& metrics() const;

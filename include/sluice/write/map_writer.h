@@ -35,7 +35,8 @@ namespace sluice {
 struct MapWriterOptions {
   /// The schema of every batch. Required.
   SchemaPtr schema;
-  /// How rows are assigned to partitions, and how many partitions there are.
+  /// How rows are assigned to partitions, and how many partitions there are. Kind "given" with
+  /// no key column means the ids come with each batch: Write(batch, ids).
   PartitionerOptions partitioning;
   /// Codec and level of the segments. Default none.
   SegmentEncoderOptions encoding;
