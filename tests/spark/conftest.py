@@ -55,7 +55,9 @@ def spark(local_dir):
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.task.maxFailures", "4")
         .config("spark.stage.maxConsecutiveAttempts", "8")
+        # Small pages and a low cap on what a map task holds, so larger tasks spill and merge.
         .config("spark.sluice.pageBytes", "1m")
+        .config("spark.sluice.maxHeldBytes", "4m")
         .getOrCreate())
     session.sparkContext.setLogLevel("WARN")
     yield session

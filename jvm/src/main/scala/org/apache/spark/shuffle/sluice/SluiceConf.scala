@@ -17,6 +17,7 @@ import org.apache.spark.SparkConf
  * | spark.sluice.flushBytes        | (native)| flush-bytes  |
  * | spark.sluice.validateUtf8      | false   | validate-utf8|
  * | spark.sluice.pointerBatchRows  | 65536   | (plugin)     |
+ * | spark.sluice.maxHeldBytes      | (none)  | (plugin)     |
  * | spark.shuffle.checksum.enabled / .algorithm | true / ADLER32 | checksum |
  */
 private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
@@ -32,6 +33,12 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
   val validateUtf8: Boolean = conf.getBoolean(ValidateUtf8, defaultValue = false)
   /** Packed pointers the JVM collects before handing them over (one JNI call per batch). */
   val pointerBatchRows: Int = conf.getInt(PointerBatchRows, 65536)
+  /**
+   * Bytes a map task may hold natively before it spills, below what Spark's memory manager
+   * would grant. Unset: only the memory manager limits (tests set it to force spills).
+   */
+  val maxHeldBytes: Long =
+    conf.getOption(MaxHeldBytes).map(_ => conf.getSizeAsBytes(MaxHeldBytes)).getOrElse(Long.MaxValue)
 
   /** Spark's shuffle checksum, which Sluice computes natively so Spark's files carry it. */
   val checksumAlgorithm: String =
@@ -65,4 +72,5 @@ private[sluice] object SluiceConf {
   val FlushBytes = "spark.sluice.flushBytes"
   val ValidateUtf8 = "spark.sluice.validateUtf8"
   val PointerBatchRows = "spark.sluice.pointerBatchRows"
+  val MaxHeldBytes = "spark.sluice.maxHeldBytes"
 }

@@ -137,6 +137,7 @@ private[spark] class SluiceShuffleWriter[K, V](
 
   /** Acquires `bytes` from the task (spilling when it cannot have them) ahead of a page. */
   private def reserve(bytes: Long): Unit = {
+    if (acquired + bytes > conf.maxHeldBytes) spillNative()
     var got = memory.acquireMemory(bytes)
     if (got < bytes) {
       memory.freeMemory(got)
