@@ -94,6 +94,33 @@ const uint32_t* sluice_map_output_checksums(const SluiceMapOutput* output);
 const char* sluice_map_output_metrics_json(const SluiceMapOutput* output);
 void sluice_map_output_free(SluiceMapOutput* output);
 
+/* ---- Map side: RowMapWriter (Spark UnsafeRows) ---------------------------------------- */
+
+/** A map task's writer for Spark UnsafeRows (sort-based, or scatter at high partition counts).
+ * Options are a SluiceMapWriterOptions with, besides the map writer's keys, "page-bytes",
+ * "strategy" (auto | sort | scatter) and "validate-utf8". */
+typedef struct SluiceRowWriter SluiceRowWriter;
+
+/** Opens a row writer for rows of `schema` (consumed; Spark-mappable types). */
+int sluice_row_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
+                           SluiceRowWriter** out);
+/** Copies `count` rows: row i has `sizes[i]` bytes at `rows[i]` and goes to `partitions[i]`. */
+int sluice_row_writer_append(SluiceRowWriter* writer, const uint32_t* partitions,
+                             const uint8_t* const* rows, const int32_t* sizes, int64_t count);
+/** Copies the rows of a stream in Spark's UnsafeRowSerializer framing (big-endian int32 size,
+ * then the row), one partition id per row. */
+int sluice_row_writer_append_framed(SluiceRowWriter* writer, const uint32_t* partitions,
+                                    int64_t count, const uint8_t* data, int64_t size);
+/** Spills everything held; `*released` (may be NULL) receives the bytes freed. */
+int sluice_row_writer_spill(SluiceRowWriter* writer, int64_t* released);
+int sluice_row_writer_finish(SluiceRowWriter* writer, SluiceMapOutput** out);
+void sluice_row_writer_free(SluiceRowWriter* writer);
+
+/** Converts a batch (a struct array and its schema; both consumed) into Spark UnsafeRows in the
+ * UnsafeRowSerializer framing. `*out_data` (free with sluice_free) holds `*out_size` bytes. */
+int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema,
+                           uint8_t** out_data, int64_t* out_size);
+
 #ifdef __cplusplus
 }
 #endif

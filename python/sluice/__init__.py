@@ -6,6 +6,15 @@ copies on the way in.
 
 from sluice._native import SluiceError
 from sluice.segments import decode_segment, encode_segment
+from sluice.row_writer import RowMapWriter, rows_from_arrow
 from sluice.writer import MapOutput, MapWriter
 
-__all__ = ["MapOutput", "MapWriter", "SluiceError", "decode_segment", "encode_segment"]
+__all__ = [
+    "MapOutput",
+    "MapWriter",
+    "RowMapWriter",
+    "SluiceError",
+    "decode_segment",
+    "encode_segment",
+    "rows_from_arrow",
+]

@@ -86,7 +86,22 @@ def _load():
         ctypes.POINTER(ArrowArrayStream),
     ]
     _declare_map_writer(library)
+    _declare_row_writer(library)
     return library
+
+
+def _declare_row_writer(library):
+    pointer = ctypes.c_void_p
+    library.sluice_row_writer_open.argtypes = [
+        pointer, ctypes.POINTER(ArrowSchema), ctypes.POINTER(pointer)]
+    library.sluice_row_writer_append_framed.argtypes = [
+        pointer, ctypes.POINTER(ctypes.c_uint32), ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64]
+    library.sluice_row_writer_spill.argtypes = [pointer, ctypes.POINTER(ctypes.c_int64)]
+    library.sluice_row_writer_finish.argtypes = [pointer, ctypes.POINTER(pointer)]
+    library.sluice_row_writer_free.argtypes = [pointer]
+    library.sluice_rows_from_arrow.argtypes = [
+        ctypes.POINTER(ArrowArray), ctypes.POINTER(ArrowSchema),
+        ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), ctypes.POINTER(ctypes.c_int64)]
 
 
 def _declare_map_writer(library):

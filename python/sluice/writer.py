@@ -19,6 +19,33 @@ class MapOutput:
     metrics: dict = field(default_factory=dict)
 
 
+def _read_output(handle):
+    """Copies a SluiceMapOutput into a MapOutput and frees it."""
+    try:
+        count = library.sluice_map_output_partition_count(handle)
+        offsets = library.sluice_map_output_offsets(handle)[: count + 1]
+        lengths = library.sluice_map_output_lengths(handle)[:count]
+        checksums_pointer = library.sluice_map_output_checksums(handle)
+        checksums = checksums_pointer[:count] if checksums_pointer else []
+        metrics = json.loads(library.sluice_map_output_metrics_json(handle).decode())
+    finally:
+        library.sluice_map_output_free(handle)
+    return MapOutput(offsets, lengths, checksums, metrics)
+
+
+def _options(settings):
+    """Makes a SluiceMapWriterOptions from keyword settings; the caller frees it."""
+    options = library.sluice_map_writer_options_new()
+    try:
+        for key, value in settings.items():
+            check(library.sluice_map_writer_options_set(
+                options, key.replace("_", "-").encode(), _setting_text(value).encode()))
+    except Exception:
+        library.sluice_map_writer_options_free(options)
+        raise
+    return options
+
+
 def _setting_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -37,13 +64,10 @@ class MapWriter:
     """
 
     def __init__(self, schema, range_bounds=None, **settings):
-        self._options = library.sluice_map_writer_options_new()
         self._writer = ctypes.c_void_p()
         self.output = None
+        self._options = _options(settings)
         try:
-            for key, value in settings.items():
-                check(library.sluice_map_writer_options_set(
-                    self._options, key.replace("_", "-").encode(), _setting_text(value).encode()))
             if range_bounds is not None:
                 bounds = range_bounds if isinstance(range_bounds, pa.RecordBatch) else \
                     pa.RecordBatch.from_pydict(range_bounds)
@@ -73,16 +97,7 @@ class MapWriter:
     def finish(self):
         handle = ctypes.c_void_p()
         check(library.sluice_map_writer_finish(self._writer, ctypes.byref(handle)))
-        try:
-            count = library.sluice_map_output_partition_count(handle)
-            offsets = library.sluice_map_output_offsets(handle)[: count + 1]
-            lengths = library.sluice_map_output_lengths(handle)[:count]
-            checksums_pointer = library.sluice_map_output_checksums(handle)
-            checksums = checksums_pointer[:count] if checksums_pointer else []
-            metrics = json.loads(library.sluice_map_output_metrics_json(handle).decode())
-        finally:
-            library.sluice_map_output_free(handle)
-        self.output = MapOutput(offsets, lengths, checksums, metrics)
+        self.output = _read_output(handle)
         return self.output
 
     def abort(self):

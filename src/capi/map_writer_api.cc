@@ -4,18 +4,13 @@
 #include <vector>
 
 #include "api_status_internal.h"
+#include "map_output_handles_internal.h"
+#include "sluice/row/row_map_writer.h"
 #include "sluice/format/c_data.h"
 #include "sluice/sluice.h"
 #include "sluice/write/map_writer.h"
 #include "sluice/write/map_writer_metrics_json.h"
 #include "sluice/write/map_writer_settings.h"
-
-struct SluiceMapWriterOptions {
-  // Settings are kept as text and applied when the writer opens, when the schema is known.
-  std::vector<std::pair<std::string, std::string>> settings;
-  sluice::RecordBatch range_bounds;
-  bool has_range_bounds = false;
-};
 
 struct SluiceMapWriter {
   std::unique_ptr<sluice::MapWriter> writer;
@@ -23,12 +18,15 @@ struct SluiceMapWriter {
   sluice::ImportedSchema schema;
 };
 
-struct SluiceMapOutput {
-  sluice::MapOutput output;
-  std::string metrics_json;
-};
-
 namespace sluice::capi {
+
+SluiceMapOutput* NewMapOutputHandle(MapOutput output) {
+  auto* handle = new SluiceMapOutput();
+  handle->metrics_json = MapWriterMetricsToJson(output.metrics);
+  handle->output = std::move(output);
+  return handle;
+}
+
 namespace {
 
 Status OpenWriter(const SluiceMapWriterOptions* settings, ArrowSchema* c_schema,
@@ -63,10 +61,7 @@ Status Finish(SluiceMapWriter* handle, SluiceMapOutput** out) {
     return Status::Invalid("sluice_map_writer_finish: writer and out are required");
   }
   SLUICE_ASSIGN_OR_RAISE(MapOutput output, handle->writer->Finish());
-  auto result = std::make_unique<SluiceMapOutput>();
-  result->metrics_json = MapWriterMetricsToJson(output.metrics);
-  result->output = std::move(output);
-  *out = result.release();
+  *out = NewMapOutputHandle(std::move(output));
   return Status::OK();
 }
 
@@ -87,11 +82,12 @@ int sluice_map_writer_options_set(SluiceMapWriterOptions* options, const char* k
   if (options == nullptr || key == nullptr || value == nullptr) {
     return Report(Status::Invalid("sluice_map_writer_options_set: arguments are required"));
   }
-  // Check the setting now (against a schema-less options struct) so errors surface early.
-  sluice::MapWriterOptions probe;
+  // Check the setting now (against a schema-less options struct) so errors surface early. The
+  // row writer's keys are a superset; the map writer rejects its extra keys when it opens.
+  sluice::RowMapWriterOptions probe;
   const std::string key_text(key);
   if (key_text != "keys") {
-    Status status = sluice::ApplyMapWriterSetting(&probe, key_text, value);
+    Status status = sluice::ApplyRowMapWriterSetting(&probe, key_text, value);
     if (!status.ok()) return Report(status);
   }
   options->settings.emplace_back(key_text, value);

@@ -7,11 +7,13 @@
 
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/byte_size.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/row/packed_record_pointer.h"
 #include "sluice/row/row_to_columnar_converter.h"
 #include "sluice/write/map_output_files.h"
+#include "sluice/write/map_writer_settings.h"
 
 namespace sluice {
 
@@ -476,6 +478,35 @@ class RowMapWriter::Impl {
   int64_t total_nanos_ = 0;
   MapWriterMetrics metrics_;
 };
+
+Status ApplyRowMapWriterSetting(RowMapWriterOptions* options, std::string_view key,
+                                std::string_view value) {
+  if (key == "page-bytes") {
+    auto bytes = ParseByteSize(value);
+    if (!bytes.ok()) return bytes.status().WithContext("setting 'page-bytes'");
+    options->page_bytes = *bytes;
+    return Status::OK();
+  }
+  if (key == "strategy") {
+    if (value == "auto") {
+      options->strategy = RowWriterStrategy::kAuto;
+    } else if (value == "sort") {
+      options->strategy = RowWriterStrategy::kSort;
+    } else if (value == "scatter") {
+      options->strategy = RowWriterStrategy::kScatter;
+    } else {
+      return Status::Invalid("setting 'strategy': '", value, "' is not auto, sort or scatter");
+    }
+    return Status::OK();
+  }
+  if (key == "validate-utf8") {
+    auto flag = ParseBoolean(value);
+    if (!flag.ok()) return flag.status().WithContext("setting 'validate-utf8'");
+    options->validate_utf8 = *flag;
+    return Status::OK();
+  }
+  return ApplyMapWriterSetting(&options->writer, key, value);
+}
 
 RowWriterStrategy ChooseRowWriterStrategy(int32_t partition_count, int64_t row_bytes) {
   return partition_count >= kScatterMinPartitions && row_bytes <= kNarrowRowBytes

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "sluice/base/result.h"
 #include "sluice/write/map_writer.h"
@@ -50,6 +51,12 @@ struct RowMapWriterOptions {
 /// Returns the strategy kAuto picks for `partition_count` partitions of rows of about
 /// `row_bytes` bytes.
 RowWriterStrategy ChooseRowWriterStrategy(int32_t partition_count, int64_t row_bytes);
+
+/// Applies one setting: the row writer's own keys "page-bytes" (byte size), "strategy"
+/// (auto | sort | scatter) and "validate-utf8" (boolean), or any MapWriter setting
+/// (map_writer_settings.h) to options->writer.
+Status ApplyRowMapWriterSetting(RowMapWriterOptions* options, std::string_view key,
+                                std::string_view value);
 
 class RowMapWriter {
  public:
