@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of segment_decoder_fuzz: small Arrow IPC streams of many types, from
+pyarrow (uncompressed, lz4, zstd) and from Sluice (every codec, tiny buffers compressed), so the
+fuzzer starts from valid segments of every shape it must take apart.
+
+Run after `make build`:  python3 tests/fuzz/make_segment_decoder_corpus.py
+"""
+import io
+import pathlib
+import sys
+
+import pyarrow as pa
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+import sluice  # noqa: E402
+
+CORPUS = HERE / "corpus" / "segment_decoder_fuzz"
+MAX_SEED_BYTES = 4096
+
+TABLES = {
+    "ints": pa.table({"a": pa.array([1, None, 3], pa.int32()), "b": pa.array([7, 8, 9], pa.int64())}),
+    "strings": pa.table({"s": ["x", None, "hello world", ""], "l": pa.array(["a", "b", None, "d"], pa.large_string())}),
+    "mixed": pa.table({
+        "c0": pa.array([0, 1], pa.int32()), "c1": [None, "this is string number 1"],
+        "c2": pa.array([0, 1], pa.date32()), "c3": pa.array([0, 1000000], pa.decimal128(11, 2)),
+    }),
+    "nested": pa.table({
+        "l": pa.array([[1, 2], None, []], pa.list_(pa.int16())),
+        "st": pa.array([{"x": 1, "y": "a"}, None, {"x": None, "y": "c"}]),
+        "m": pa.array([[("k", 1)], [], None], pa.map_(pa.string(), pa.int64())),
+    }),
+    "other": pa.table({
+        "b": [True, None, False], "f": [1.5, None, -0.0], "t": pa.array([1, 2, None], pa.timestamp("us", "UTC")),
+        "fsb": pa.array([b"abc", None, b"xyz"], pa.binary(3)), "n": pa.array([None] * 3, pa.null()),
+        "bin": pa.array([b"\x00", None, b"\xff\xfe"], pa.large_binary()),
+    }),
+    "empty": pa.table({"a": pa.array([], pa.int32()), "s": pa.array([], pa.string())}),
+}
+
+
+def pyarrow_stream(table, compression):
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema, options=pa.ipc.IpcWriteOptions(compression=compression)) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def main():
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    for old in CORPUS.iterdir():
+        old.unlink()
+    count = 0
+    for name, table in TABLES.items():
+        seeds = {f"{name}-pyarrow-{c or 'none'}": pyarrow_stream(table, c) for c in (None, "lz4", "zstd")}
+        for codec in ("none", "lz4", "zstd", "snappy"):
+            seeds[f"{name}-sluice-{codec}"] = sluice.encode_segment(table, codec)
+        for seed_name, data in seeds.items():
+            if len(data) <= MAX_SEED_BYTES:
+                (CORPUS / seed_name).write_bytes(data)
+                count += 1
+    print(f"wrote {count} seeds to {CORPUS}")
+
+
+if __name__ == "__main__":
+    main()
