@@ -1,0 +1,347 @@
+// The reduce-side reader, each case beside a baseline measured in the same run:
+// - DecodeThroughput: 8192-row "mixed" blocks through a PartitionReader (warm: one reader fed
+//   by a queue, so the schema is cached and the contexts are made), against decompressing the
+//   same buffers with a Decompressor directly. Counter `vs_raw` is the reader's throughput as a
+//   fraction of the raw decompression throughput (target >= 0.85).
+// - PerBlock: 64-row AlternatingBatch blocks of 5 and 50 columns, coalescing off, against the
+//   same raw decompression per block. Counter `above_raw_ns` is the reader's fixed cost per
+//   block above the decompression itself (target < 1000).
+// - ManyMapOutputs: partition 0 of 1000 map outputs written at 200 partitions (Spark files, lz4,
+//   written once per run into a temporary directory), coalescing and read-ahead on and off.
+//
+// The raw baseline decompresses exactly the buffers the encoder compresses: those of at least
+// SegmentEncoderOptions::min_compress_bytes that shrink, compressed here with the same codec.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sluice/codec/compression.h"
+#include "sluice/ipc/segment_encoder.h"
+#include "sluice/read/partition_reader.h"
+#include "sluice/read/pushed_block_queue.h"
+#include "sluice/write/map_writer.h"
+#include "workload/reference_batches.h"
+
+namespace sluice {
+namespace {
+
+// The decode cases run the reader and their baseline on this thread only, so they are timed in
+// this thread's CPU time: on a shared machine, wall time also counts the time others ran.
+struct ThreadCpuClock {
+  using duration = std::chrono::nanoseconds;
+  using time_point = std::chrono::time_point<ThreadCpuClock, duration>;
+  static time_point now() {
+    timespec spec;
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec);
+    return time_point(duration(int64_t{spec.tv_sec} * 1000000000 + spec.tv_nsec));
+  }
+};
+using Clock = ThreadCpuClock;
+
+double Seconds(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+struct CodecChoice {
+  CompressionCodec codec;
+  int level;
+  const char* name;
+};
+constexpr CodecChoice kCodecs[] = {{CompressionCodec::kNone, 0, "none"},
+                                   {CompressionCodec::kLz4Frame, 0, "lz4"},
+                                   {CompressionCodec::kZstd, 1, "zstd1"}};
+
+// The buffers a block's encoder writes: every non-empty buffer, validity only with nulls.
+void CollectBuffers(const ArrayData& array, std::vector<BufferView>* out) {
+  const int count = BufferCount(array.type->id());
+  for (int b = 0; b < count; ++b) {
+    if (b == 0 && array.null_count == 0) continue;
+    if (array.buffers[b].size > 0) out->push_back(array.buffers[b]);
+  }
+  for (const auto& child : array.children) CollectBuffers(child, out);
+}
+
+// The compressed buffers of `blocks` copies of a block, as the encoder stores them, laid out
+// one block after another like the segment the reader decodes (so the baseline reads as many
+// distinct bytes, not one block's hot copy), and a Decompressor that turns each block back
+// into a block-sized output: the baseline every decode case is measured against.
+class RawDecompression {
+ public:
+  RawDecompression(const RecordBatch& batch, const CodecChoice& choice, int64_t blocks) {
+    if (choice.codec == CompressionCodec::kNone) return;
+    auto compressor = Compressor::Make(choice.codec, choice.level).ValueOrDie();
+    decompressor_ = Decompressor::Make(choice.codec).ValueOrDie();
+    const int64_t min_compress_bytes = SegmentEncoderOptions().min_compress_bytes;
+    std::vector<BufferView> buffers;
+    for (const auto& column : batch.columns()) CollectBuffers(column, &buffers);
+    AlignedBuffer block;  // one block's compressed buffers, 8-byte aligned as in the body
+    for (const BufferView& buffer : buffers) {
+      if (buffer.size < min_compress_bytes) continue;
+      const int64_t capacity = compressor->MaxCompressedSize(buffer.size);
+      const int64_t start = block.size();
+      block.Resize(start + capacity);
+      auto size = compressor->Compress(buffer.data, buffer.size, block.data() + start, capacity);
+      if (*size >= buffer.size) {  // stored raw: nothing to decompress
+        block.Resize(start);
+        continue;
+      }
+      block.Resize(start + *size);
+      block.PadTo(8);
+      pieces_.push_back(Piece{start, *size, output_.size(), buffer.size});
+      output_.Resize(output_.size() + (buffer.size + 7) / 8 * 8);
+    }
+    block_bytes_ = block.size();
+    for (int64_t b = 0; b < blocks; ++b) compressed_.Append(block.data(), block.size());
+  }
+
+  // Decompresses every copy of the block.
+  void Run() {
+    if (decompressor_ == nullptr) return;
+    for (int64_t block = 0; block < compressed_.size(); block += block_bytes_) {
+      for (const Piece& piece : pieces_) {
+        Status status =
+            decompressor_->Decompress(compressed_.data() + block + piece.input, piece.input_size,
+                                      output_.data() + piece.output, piece.size);
+        benchmark::DoNotOptimize(status.ok());
+      }
+    }
+  }
+
+  // Returns the bytes one block decompresses to.
+  int64_t decompressed_bytes() const {
+    int64_t total = 0;
+    for (const Piece& piece : pieces_) total += piece.size;
+    return total;
+  }
+
+ private:
+  struct Piece {
+    int64_t input;  // offset in a block's compressed bytes
+    int64_t input_size;
+    int64_t output;  // offset in the block-sized output, as in the decoder's arena
+    int64_t size;
+  };
+  std::unique_ptr<Decompressor> decompressor_;
+  std::vector<Piece> pieces_;
+  int64_t block_bytes_ = 0;
+  AlignedBuffer compressed_;
+  AlignedBuffer output_;
+};
+
+// One segment holding `blocks` copies of `batch`.
+std::shared_ptr<AlignedBuffer> SegmentOf(const RecordBatch& batch, int64_t blocks,
+                                         const CodecChoice& choice) {
+  SegmentEncoderOptions options;
+  options.codec = choice.codec;
+  options.compression_level = choice.level;
+  auto encoder = SegmentEncoder::Make(batch.schema(), options).ValueOrDie();
+  std::vector<RecordBatch> copies(static_cast<size_t>(blocks), batch);
+  auto segment = std::make_shared<AlignedBuffer>();
+  Status status = encoder->AppendSegment(copies, segment.get());
+  if (!status.ok()) std::abort();
+  return segment;
+}
+
+// A long-lived reader fed one segment per iteration through a queue: the steady state of a
+// reduce task (schema cached, contexts warm).
+class WarmReader {
+ public:
+  WarmReader(const SchemaPtr& schema, bool coalesce) : queue_(PushedBlockQueue::Make()) {
+    PartitionReaderOptions options;
+    options.schema = schema;
+    options.coalesce = coalesce;
+    reader_ = PartitionReader::Open({queue_}, options).ValueOrDie();
+  }
+
+  // Reads every batch of `segment`; returns the batches.
+  int64_t Read(const std::shared_ptr<AlignedBuffer>& segment) {
+    SegmentBlock block;
+    block.data = segment->data();
+    block.size = segment->size();
+    block.partition_lengths = {segment->size()};
+    if (!queue_->Push(std::move(block)).ok()) std::abort();
+    int64_t batches = 0;
+    RecordBatch batch;
+    while (true) {
+      auto polled = reader_->TryNext(&batch);
+      if (!polled.ok()) {
+        std::fprintf(stderr, "%s\n", polled.status().ToString().c_str());
+        std::abort();
+      }
+      if (*polled != PartitionReader::Poll::kBatch) break;
+      benchmark::DoNotOptimize(batch.num_rows());
+      batches += 1;
+    }
+    return batches;
+  }
+
+  PartitionReaderMetrics metrics() const { return reader_->metrics(); }
+
+ private:
+  std::shared_ptr<PushedBlockQueue> queue_;
+  std::unique_ptr<PartitionReader> reader_;
+};
+
+void BM_DecodeThroughput(benchmark::State& state) {
+  const CodecChoice choice = kCodecs[state.range(0)];
+  constexpr int64_t kBlocks = 8;
+  const RecordBatch batch = workload::MixedBatch(8192);
+  const auto segment = SegmentOf(batch, kBlocks, choice);
+  RawDecompression raw(batch, choice, kBlocks);
+  WarmReader reader(batch.schema(), /*coalesce=*/true);
+  reader.Read(segment);  // warm up: schema parsed, contexts made
+  double read_seconds = 0;
+  double raw_seconds = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    const int64_t batches = reader.Read(segment);
+    const auto middle = Clock::now();
+    raw.Run();
+    const auto end = Clock::now();
+    if (batches != kBlocks) state.SkipWithError("wrong batch count");
+    read_seconds += Seconds(start, middle);
+    raw_seconds += Seconds(middle, end);
+    state.SetIterationTime(Seconds(start, middle));
+  }
+  state.counters["vs_raw"] = raw_seconds / read_seconds;
+  state.counters["raw_GBps"] = static_cast<double>(raw.decompressed_bytes() * kBlocks) *
+                               state.iterations() / raw_seconds / 1e9;
+  state.counters["coalesced"] = static_cast<double>(reader.metrics().coalesced_batches);
+  state.SetBytesProcessed(state.iterations() * raw.decompressed_bytes() * kBlocks);
+  state.SetLabel(std::string("mixed/8192 rows/") + choice.name);
+}
+BENCHMARK(BM_DecodeThroughput)->Arg(1)->Arg(2)->UseManualTime()->ArgName("codec");
+
+void BM_PerBlock(benchmark::State& state) {
+  const int columns = static_cast<int>(state.range(0));
+  const CodecChoice choice = kCodecs[state.range(1)];
+  // 32 blocks: one small partition's segment, which sits in the cache after its read as it
+  // does here (50 columns x 32 blocks is about 1 MiB).
+  constexpr int64_t kBlocks = 32;
+  const RecordBatch batch = workload::AlternatingBatch(columns, 64);
+  const auto segment = SegmentOf(batch, kBlocks, choice);
+  RawDecompression raw(batch, choice, kBlocks);
+  WarmReader reader(batch.schema(), /*coalesce=*/false);
+  reader.Read(segment);
+  double read_seconds = 0;
+  double raw_seconds = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    const int64_t batches = reader.Read(segment);
+    const auto middle = Clock::now();
+    raw.Run();
+    const auto end = Clock::now();
+    if (batches != kBlocks) state.SkipWithError("wrong batch count");
+    read_seconds += Seconds(start, middle);
+    raw_seconds += Seconds(middle, end);
+    state.SetIterationTime(Seconds(start, middle));
+  }
+  const double blocks = static_cast<double>(state.iterations() * kBlocks);
+  state.counters["block_ns"] = read_seconds / blocks * 1e9;
+  state.counters["raw_ns"] = raw_seconds / blocks * 1e9;
+  state.counters["above_raw_ns"] = (read_seconds - raw_seconds) / blocks * 1e9;
+  state.counters["schemas_parsed"] = static_cast<double>(reader.metrics().schemas_parsed);
+  state.SetLabel(std::to_string(columns) + " columns/64 rows/" + choice.name);
+}
+BENCHMARK(BM_PerBlock)
+    ->ArgsProduct({{5, 50}, {0, 1, 2}})
+    ->UseManualTime()
+    ->ArgNames({"columns", "codec"});
+
+// 1000 map outputs of one 8192-row "mixed" batch each, hash-partitioned 200 ways on c0, lz4,
+// with Spark's index files; written on first use, removed at exit.
+class ManyMapOutputs {
+ public:
+  static constexpr int kMaps = 1000;
+  static constexpr int32_t kPartitions = 200;
+
+  static const ManyMapOutputs& Get() {
+    static ManyMapOutputs outputs;
+    return outputs;
+  }
+
+  ~ManyMapOutputs() {
+    std::error_code ignored;
+    std::filesystem::remove_all(directory_, ignored);
+  }
+
+  std::vector<SegmentSource> Sources(int32_t partition) const {
+    std::vector<SegmentSource> sources;
+    for (const auto& path : data_paths_) {
+      sources.push_back(MapOutputFile::Spark(path, partition, partition + 1));
+    }
+    return sources;
+  }
+
+ private:
+  ManyMapOutputs() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "sluice-read-benchmark-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    directory_ = pattern;
+    for (int m = 0; m < kMaps; ++m) {
+      MapWriterOptions options;
+      options.schema = workload::MixedBatch(1).schema();
+      options.partitioning.kind = PartitionKind::kHash;
+      options.partitioning.partition_count = kPartitions;
+      options.partitioning.key_columns = {0};
+      options.encoding.codec = CompressionCodec::kLz4Frame;
+      options.write_spark_files = true;
+      options.data_path = directory_ + "/shuffle_0_" + std::to_string(m) + "_0.data";
+      auto writer = MapWriter::Make(options).ValueOrDie();
+      if (!writer->Write(workload::MixedBatch(8192, int64_t{m} * 8192)).ok()) std::abort();
+      if (!writer->Finish().ok()) std::abort();
+      data_paths_.push_back(options.data_path);
+    }
+  }
+
+  std::string directory_;
+  std::vector<std::string> data_paths_;
+};
+
+void BM_ManyMapOutputs(benchmark::State& state) {
+  const bool coalesce = state.range(0) != 0;
+  const int32_t read_ahead = static_cast<int32_t>(state.range(1));
+  const ManyMapOutputs& outputs = ManyMapOutputs::Get();
+  PartitionReaderOptions options;
+  options.coalesce = coalesce;
+  options.read_ahead_batches = read_ahead;
+  PartitionReaderMetrics metrics;
+  for (auto _ : state) {
+    auto reader = PartitionReader::Open(outputs.Sources(0), options).ValueOrDie();
+    while (true) {
+      auto batch = reader->Next();
+      if (!batch.ok() || !batch->has_value()) break;
+      benchmark::DoNotOptimize(batch->value().num_rows());
+    }
+    metrics = reader->metrics();
+  }
+  state.counters["rows"] = static_cast<double>(metrics.rows);
+  state.counters["batches"] = static_cast<double>(metrics.batches);
+  state.counters["blocks"] = static_cast<double>(metrics.blocks);
+  state.counters["per_map_us"] = benchmark::Counter(
+      static_cast<double>(ManyMapOutputs::kMaps),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["read_ms"] = static_cast<double>(metrics.read_nanos) / 1e6;
+  state.counters["wait_ms"] = static_cast<double>(metrics.wait_nanos) / 1e6;
+  state.SetItemsProcessed(state.iterations() * metrics.rows);
+  state.SetLabel(std::string(coalesce ? "coalesce" : "as-decoded") +
+                 (read_ahead > 0 ? "/read-ahead " + std::to_string(read_ahead) : "/inline"));
+}
+BENCHMARK(BM_ManyMapOutputs)
+    ->ArgsProduct({{1, 0}, {0, 4}})
+    ->ArgNames({"coalesce", "read_ahead"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace sluice
+
+BENCHMARK_MAIN();
