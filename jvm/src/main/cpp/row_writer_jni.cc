@@ -26,6 +26,18 @@ Status ApplyRowWriterSetting(RowMapWriterOptions* options, const std::string& ke
     SLUICE_ASSIGN_OR_RAISE(options->page_bytes, ParseByteSize(value));
     return Status::OK();
   }
+  if (key == "strategy") {
+    if (value == "auto") {
+      options->strategy = RowWriterStrategy::kAuto;
+    } else if (value == "sort") {
+      options->strategy = RowWriterStrategy::kSort;
+    } else if (value == "scatter") {
+      options->strategy = RowWriterStrategy::kScatter;
+    } else {
+      return Status::Invalid("setting 'strategy': '", value, "' is not auto, sort or scatter");
+    }
+    return Status::OK();
+  }
   if (key == "validate-utf8") {
     SLUICE_ASSIGN_OR_RAISE(options->validate_utf8, ParseBoolean(value));
     return Status::OK();

@@ -16,6 +16,7 @@ import org.apache.spark.SparkConf
  * | spark.sluice.pageBytes         | 16m     | page-bytes   |
  * | spark.sluice.flushBytes        | (native)| flush-bytes  |
  * | spark.sluice.validateUtf8      | false   | validate-utf8|
+ * | spark.sluice.rowStrategy       | auto    | strategy     |
  * | spark.sluice.pointerBatchRows  | 65536   | (plugin)     |
  * | spark.sluice.maxHeldBytes      | (none)  | (plugin)     |
  * | spark.shuffle.checksum.enabled / .algorithm | true / ADLER32 | checksum |
@@ -31,6 +32,8 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
   val pageBytes: Long = conf.getSizeAsBytes(PageBytes, "16m")
   val flushBytes: Option[Long] = conf.getOption(FlushBytes).map(_ => conf.getSizeAsBytes(FlushBytes))
   val validateUtf8: Boolean = conf.getBoolean(ValidateUtf8, defaultValue = false)
+  /** How the native writer groups rows: sort, scatter, or auto (by partitions and row width). */
+  val rowStrategy: String = conf.get(RowStrategy, "auto").toLowerCase(Locale.ROOT)
   /** Packed pointers the JVM collects before handing them over (one JNI call per batch). */
   val pointerBatchRows: Int = conf.getInt(PointerBatchRows, 65536)
   /**
@@ -57,6 +60,7 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
       "block-bytes" -> blockBytes.toString,
       "page-bytes" -> pageBytes.toString,
       "validate-utf8" -> validateUtf8.toString,
+      "strategy" -> rowStrategy,
       "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
       flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
     (settings.map(_._1).toArray, settings.map(_._2).toArray)
@@ -71,6 +75,7 @@ private[sluice] object SluiceConf {
   val PageBytes = "spark.sluice.pageBytes"
   val FlushBytes = "spark.sluice.flushBytes"
   val ValidateUtf8 = "spark.sluice.validateUtf8"
+  val RowStrategy = "spark.sluice.rowStrategy"
   val PointerBatchRows = "spark.sluice.pointerBatchRows"
   val MaxHeldBytes = "spark.sluice.maxHeldBytes"
 }
