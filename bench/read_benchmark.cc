@@ -329,6 +329,9 @@ void BM_ManyMapOutputs(benchmark::State& state) {
   state.counters["per_map_us"] = benchmark::Counter(
       static_cast<double>(ManyMapOutputs::kMaps),
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["bytes_read_per_map"] =
+      static_cast<double>(metrics.bytes_read) / ManyMapOutputs::kMaps;
+  state.counters["reads_per_map"] = static_cast<double>(metrics.file_reads) / ManyMapOutputs::kMaps;
   state.counters["read_ms"] = static_cast<double>(metrics.read_nanos) / 1e6;
   state.counters["wait_ms"] = static_cast<double>(metrics.wait_nanos) / 1e6;
   state.SetItemsProcessed(state.iterations() * metrics.rows);

@@ -121,6 +121,75 @@ void sluice_row_writer_free(SluiceRowWriter* writer);
 int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema,
                            uint8_t** out_data, int64_t* out_size);
 
+/* ---- Reduce side: PartitionReader --------------------------------------------------------- */
+
+/** Options of a partition reader, set as key-value text (see sluice/read/partition_reader_settings.h
+ * for every key: coalesce, batch-rows, batch-bytes, read-ahead, max-read-bytes,
+ * pooled-read-bytes, partitions, skip-failed, max-block-bytes, checksum). */
+typedef struct SluiceReaderOptions SluiceReaderOptions;
+
+SluiceReaderOptions* sluice_reader_options_new(void);
+void sluice_reader_options_free(SluiceReaderOptions* options);
+/** Sets one option; a bad key or value fails here, naming both. */
+int sluice_reader_options_set(SluiceReaderOptions* options, const char* key, const char* value);
+
+/** What a reader has done, and the map outputs it skipped ("skip-failed"), updated after every
+ * batch its stream returns. Outlives the stream or not, as the host likes. */
+typedef struct SluiceReadReport SluiceReadReport;
+
+SluiceReadReport* sluice_read_report_new(void);
+/** Returns {"metrics": {"sources", "failed_sources", "bytes_read", "file_reads", "segments",
+ * "blocks", "batches", "rows", "coalesced_batches", ... "wait_nanos"}, "failures": [{"source",
+ * "block", "code", "message"}]}; valid until the next call on this report or its free. Call it
+ * from the thread that reads the stream. */
+const char* sluice_read_report_json(SluiceReadReport* report);
+void sluice_read_report_free(SluiceReadReport* report);
+
+/** Opens a stream of partitions [start_partition, end_partition) of `count` map outputs in Spark's
+ * layout, read in the order given: map output i is `data_paths[i]`, located through the index file
+ * `index_paths[i]` (`index_paths` NULL, or an entry NULL: the data path with ".data" replaced by
+ * ".index"). With the "checksum" option each partition is verified against the
+ * ".checksum.<ALGO>" file beside its data file. `options` and `report` may be NULL. On success
+ * `*out` is a stream the caller releases; errors while reading name the map output, the
+ * partition and the byte offset (get_last_error). */
+int sluice_reader_open_files(const char* const* data_paths, const char* const* index_paths,
+                             int64_t count, int32_t start_partition, int32_t end_partition,
+                             const SluiceReaderOptions* options, SluiceReadReport* report,
+                             struct ArrowArrayStream* out);
+
+/** A queue a host pushes fetched blocks into, from any thread, while a stream reads them (as
+ * Spark's fetcher hands over one block per map output). Pushing never blocks. */
+typedef struct SluiceBlockQueue SluiceBlockQueue;
+
+SluiceBlockQueue* sluice_block_queue_new(void);
+/** Pushes one map output's bytes for partitions [start_partition, end_partition): the partitions'
+ * IPC streams back to back. `partition_lengths` (NULL, or end - start lengths) lets errors name
+ * the partition. Without `release` the bytes are copied now; with it Sluice reads them in place
+ * (batches may point into them) and calls release(release_data) once, from any thread, when it
+ * no longer needs them (also when the push fails). `name` (may be NULL) names the block in
+ * errors. Fails once the queue is closed or its stream released. */
+int sluice_block_queue_push(SluiceBlockQueue* queue, const uint8_t* data, int64_t size,
+                            int32_t start_partition, int32_t end_partition,
+                            const int64_t* partition_lengths, const char* name,
+                            void (*release)(void* release_data), void* release_data);
+/** Reports a map output that could not be fetched: the stream fails with `message` after the
+ * blocks pushed before it, or with "skip-failed" skips it. */
+int sluice_block_queue_push_failure(SluiceBlockQueue* queue, const char* name,
+                                    const char* message);
+/** No more blocks: the stream ends after those pushed. */
+void sluice_block_queue_close(SluiceBlockQueue* queue);
+/** Bytes pushed and not yet taken by the stream (for a host's own back-pressure). */
+int64_t sluice_block_queue_queued_bytes(const SluiceBlockQueue* queue);
+/** Closes the queue and frees the host's handle; a stream reading it keeps what it needs. */
+void sluice_block_queue_free(SluiceBlockQueue* queue);
+
+/** Opens a stream over the blocks pushed into `queue`, in push order. `schema` (may be NULL;
+ * consumed) is the batches' schema; without it this call waits for the first block, so push
+ * first or from another thread. get_next waits for blocks not yet pushed. */
+int sluice_reader_open_queue(SluiceBlockQueue* queue, struct ArrowSchema* schema,
+                             const SluiceReaderOptions* options, SluiceReadReport* report,
+                             struct ArrowArrayStream* out);
+
 #ifdef __cplusplus
 }
 #endif

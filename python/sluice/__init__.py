@@ -5,16 +5,21 @@ copies on the way in.
 """
 
 from sluice._native import SluiceError
+from sluice.reader import BlockQueue, ReadReport, read_blocks, read_partitions
 from sluice.segments import decode_segment, encode_segment
 from sluice.row_writer import RowMapWriter, rows_from_arrow
 from sluice.writer import MapOutput, MapWriter
 
 __all__ = [
+    "BlockQueue",
     "MapOutput",
     "MapWriter",
+    "ReadReport",
     "RowMapWriter",
     "SluiceError",
     "decode_segment",
     "encode_segment",
+    "read_blocks",
+    "read_partitions",
     "rows_from_arrow",
 ]
