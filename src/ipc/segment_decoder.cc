@@ -150,6 +150,9 @@ class SegmentDecoder::Impl {
       SLUICE_ASSIGN_OR_RAISE(Message message, ReadMessage());
       if (message.end_of_stream) {
         finished_ = true;
+        // The batches hold the input bytes they view; the decoder needs them no longer, so a
+        // reader's buffer (or a host's block) goes back as soon as its last batch does.
+        owner_ = nullptr;
         if (!file_format_ && !options_.allow_trailing_bytes && position_ != size_) {
           return CorruptAt(position_, size_ - position_,
                            " bytes follow the end-of-stream marker; the segment bounds are wrong");

@@ -272,6 +272,33 @@ TEST_F(SourceKindTest, TryNextReportsNotReadyUntilBlocksArrive) {
   ExpectSameRows(ExpectedRows(*maps_, 0, 6), batches);
 }
 
+// A host (Spark's fetcher over JNI) must get a pushed block back as soon as Sluice is done with
+// it, not when the reader closes: the decoder used to keep the last segment's bytes until the
+// next one began.
+TEST_F(SourceKindTest, APushedBlockIsReleasedOnceItsBatchesAreGone) {
+  auto queue = PushedBlockQueue::Make();
+  PartitionReaderOptions options;
+  options.schema = maps_->schema;
+  options.coalesce = false;
+  auto reader = PartitionReader::Open({queue}, options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  SegmentBlock block = MemoryBlock(4, 0, 6, true);
+  std::weak_ptr<const void> owner = block.owner;
+  ASSERT_TRUE(queue->Push(std::move(block)).ok());
+  std::vector<RecordBatch> batches;
+  RecordBatch batch;
+  while (true) {
+    auto polled = (*reader)->TryNext(&batch);
+    ASSERT_TRUE(polled.ok()) << polled.status().ToString();
+    if (*polled != PartitionReader::Poll::kBatch) break;
+    batches.push_back(std::move(batch));
+  }
+  batch = RecordBatch();
+  EXPECT_FALSE(batches.empty());
+  batches.clear();
+  EXPECT_TRUE(owner.expired());  // while the reader lives on, waiting for more blocks
+}
+
 TEST_F(SourceKindTest, RangeForWalksEveryBatch) {
   auto reader = PartitionReader::Open(SparkSources(*maps_, 0, 6));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
