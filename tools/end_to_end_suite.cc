@@ -161,6 +161,23 @@ struct WriteRun {
   MapOutput output;
 };
 
+std::vector<Measurement> MeasurementsOf(const std::vector<WriteRun>& runs) {
+  std::vector<Measurement> measurements;
+  for (const WriteRun& run : runs) measurements.push_back(run.measurement);
+  return measurements;
+}
+
+// The median over repetitions of run[i] / baseline[i]. Each repetition measures a benchmark and
+// its baseline seconds apart, so on a shared machine both see the same load and the paired
+// ratio is far steadier than a ratio of medians taken minutes apart.
+double PairedRatio(const std::vector<Measurement>& runs, const std::vector<Measurement>& baseline) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < runs.size() && i < baseline.size(); ++i) {
+    ratios.push_back(runs[i].real_seconds / baseline[i].real_seconds);
+  }
+  return ratios.empty() ? 0.0 : Median(ratios);
+}
+
 class Suite {
  public:
   Suite(const EndToEndOptions& options, std::function<void(const std::string&)> on_step)
@@ -173,10 +190,10 @@ class Suite {
       return Status::IOError("cannot create '", options_.work_directory, "': ", error.message());
     }
     Generate();
-    SLUICE_RETURN_NOT_OK(RunIpcWrite());
-    SLUICE_RETURN_NOT_OK(RunPartitionSweep());
-    SLUICE_RETURN_NOT_OK(RunCodecs());
+    SLUICE_RETURN_NOT_OK(RunWrites());
+    SLUICE_RETURN_NOT_OK(RunReads());
     SLUICE_RETURN_NOT_OK(RunBudgetedWrite());
+    fs::remove_all(options_.work_directory, error);
     EndToEndResult result;
     result.benchmarks = std::move(entries_.entries());
     result.memory_timelines = std::move(memory_timelines_);
@@ -184,6 +201,9 @@ class Suite {
   }
 
  private:
+  static constexpr CompressionCodec kCodecs[] = {CompressionCodec::kLz4Frame,
+                                                 CompressionCodec::kZstd};
+
   void Generate() {
     on_step_("generating " + std::to_string(options_.rows) + " lineitem rows");
     workload::LineitemGenerator generator(1);
@@ -191,6 +211,14 @@ class Suite {
       batches_.push_back(generator.Next(std::min(kBatchRows, options_.rows - done)));
       input_bytes_ += batches_.back().ReferencedBytes();
     }
+    for (const RecordBatch& batch : batches_) {
+      for (const ArrayData& column : batch.columns()) CollectBuffers(column, &buffers_);
+    }
+  }
+
+  void Step(const std::string& name, int repetition) {
+    on_step_(name + " (" + std::to_string(repetition + 1) + "/" +
+             std::to_string(options_.repetitions) + ")");
   }
 
   std::string Path(const std::string& name) const {
@@ -202,89 +230,184 @@ class Suite {
     return Path(std::string(CompressionCodecName(codec)) + "-p" + std::to_string(partitions));
   }
 
+  std::string DataPath(CompressionCodec codec) const {
+    return (fs::path(OutputDirectory(codec, kCodecPartitions)) / "shuffle_0_0_0.data").string();
+  }
+
   JsonValue BaseCounters() const {
     return JsonValue::Object().Set("rows", options_.rows).Set("input_bytes", input_bytes_);
   }
 
-  Status RunIpcWrite() {
-    const std::string name = "end_to_end/ipc_write";
-    on_step_(name);
-    SLUICE_ASSIGN_OR_RAISE(auto encoder, SegmentEncoder::Make(batches_[0].schema()));
-    std::vector<Measurement> runs;
-    int64_t bytes = 0;
-    for (int i = 0; i < options_.repetitions; ++i) {
-      const std::string path = Path("stream.arrow");
-      std::error_code error;
-      fs::remove(path, error);
-      SLUICE_ASSIGN_OR_RAISE(
-          Measurement run, Measure([&]() -> Status {
-            SLUICE_ASSIGN_OR_RAISE(auto file, OutputFile::Create(path));
-            const auto schema = encoder->schema_message();
-            file->Append(schema.data(), static_cast<int64_t>(schema.size()));
-            for (const RecordBatch& batch : batches_) {
-              SLUICE_RETURN_NOT_OK(encoder->AppendRecordBatch(batch, file->pending()));
-              SLUICE_RETURN_NOT_OK(file->MaybeFlush());
-            }
-            file->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
-            bytes = file->position();
-            SLUICE_RETURN_NOT_OK(file->Close());
-            file->Keep();
-            return Status::OK();
-          }));
-      runs.push_back(run);
-    }
+  // The baseline of every write: the same batches as one unpartitioned Arrow IPC stream, encoded
+  // and written to a file, which is removed afterwards.
+  Result<Measurement> IpcWriteOnce() {
+    const std::string path = Path("stream.arrow");
     std::error_code error;
-    fs::remove(Path("stream.arrow"), error);
-    JsonValue counters = BaseCounters().Set("output_bytes", bytes);
-    ipc_write_seconds_ = entries_.Add(name, runs, static_cast<double>(input_bytes_),
-                                      static_cast<double>(options_.rows), counters);
+    fs::remove(path, error);
+    SLUICE_ASSIGN_OR_RAISE(auto encoder, SegmentEncoder::Make(batches_[0].schema()));
+    SLUICE_ASSIGN_OR_RAISE(
+        Measurement run, Measure([&]() -> Status {
+          SLUICE_ASSIGN_OR_RAISE(auto file, OutputFile::Create(path));
+          const auto schema = encoder->schema_message();
+          file->Append(schema.data(), static_cast<int64_t>(schema.size()));
+          for (const RecordBatch& batch : batches_) {
+            SLUICE_RETURN_NOT_OK(encoder->AppendRecordBatch(batch, file->pending()));
+            SLUICE_RETURN_NOT_OK(file->MaybeFlush());
+          }
+          file->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
+          ipc_bytes_ = file->position();
+          SLUICE_RETURN_NOT_OK(file->Close());
+          file->Keep();
+          return Status::OK();
+        }));
+    fs::remove(path, error);
+    return run;
+  }
+
+  // Writes all batches into a map output of `partitions` partitions in `directory` (made anew).
+  // Keeps the files when `keep` is set (for the reads), removes them otherwise.
+  Result<WriteRun> WriteOnce(int32_t partitions, CompressionCodec codec, bool keep) {
+    const std::string directory = OutputDirectory(codec, partitions);
+    std::error_code error;
+    fs::remove_all(directory, error);
+    fs::create_directories(directory, error);
+    if (error) return Status::IOError("cannot create '", directory, "': ", error.message());
+    MapWriterOptions options = WriterOptions(partitions, codec, /*memory_limit=*/-1, directory);
+    WriteRun run;
+    SLUICE_ASSIGN_OR_RAISE(run.measurement, Measure([&]() -> Status {
+                             SLUICE_ASSIGN_OR_RAISE(auto writer, MapWriter::Make(options));
+                             for (const RecordBatch& batch : batches_) {
+                               SLUICE_RETURN_NOT_OK(writer->Write(batch));
+                             }
+                             SLUICE_ASSIGN_OR_RAISE(run.output, writer->Finish());
+                             return Status::OK();
+                           }));
+    if (!keep) fs::remove_all(directory, error);
+    return run;
+  }
+
+  MapWriterOptions WriterOptions(int32_t partitions, CompressionCodec codec, int64_t memory_limit,
+                                 const std::string& directory) const {
+    MapWriterOptions options;
+    options.schema = batches_[0].schema();
+    options.partitioning.kind = PartitionKind::kHash;
+    options.partitioning.partition_count = partitions;
+    options.partitioning.key_columns = {0};  // l_orderkey
+    options.encoding.codec = codec;
+    options.memory_limit = memory_limit;
+    options.data_path = (fs::path(directory) / "shuffle_0_0_0.data").string();
+    options.write_spark_files = true;
+    return options;
+  }
+
+  // The codec alone over every buffer of the input batches, one call per buffer as the writer
+  // makes (the writer's blocks hold about as many rows as an input batch).
+  Result<Measurement> RawCompressOnce(CompressionCodec codec, int64_t* compressed_bytes) {
+    SLUICE_ASSIGN_OR_RAISE(auto compressor, Compressor::Make(codec));
+    int64_t largest = 0;
+    for (const BufferView& buffer : buffers_) largest = std::max(largest, buffer.size);
+    std::vector<uint8_t> scratch(static_cast<size_t>(compressor->MaxCompressedSize(largest)));
+    *compressed_bytes = 0;
+    return Measure([&]() -> Status {
+      for (const BufferView& buffer : buffers_) {
+        SLUICE_ASSIGN_OR_RAISE(int64_t size,
+                               compressor->Compress(buffer.data, buffer.size, scratch.data(),
+                                                    static_cast<int64_t>(scratch.size())));
+        *compressed_bytes += size;
+      }
+      return Status::OK();
+    });
+  }
+
+  Status KeepCompressedBuffers(CompressionCodec codec) {
+    SLUICE_ASSIGN_OR_RAISE(auto compressor, Compressor::Make(codec));
+    std::vector<CompressedBuffer>& kept = compressed_[codec];
+    kept.clear();
+    std::vector<uint8_t> scratch;
+    for (const BufferView& buffer : buffers_) {
+      scratch.resize(static_cast<size_t>(compressor->MaxCompressedSize(buffer.size)));
+      SLUICE_ASSIGN_OR_RAISE(int64_t size,
+                             compressor->Compress(buffer.data, buffer.size, scratch.data(),
+                                                  static_cast<int64_t>(scratch.size())));
+      kept.push_back({std::vector<uint8_t>(scratch.begin(), scratch.begin() + size), buffer.size});
+    }
     return Status::OK();
   }
 
-  // Writes all batches into a map output of `partitions` partitions, `repetitions` times. Keeps
-  // the last run's files when `keep` is set (for the reads), removes them otherwise.
-  Result<std::vector<WriteRun>> Write(int32_t partitions, CompressionCodec codec,
-                                      int64_t memory_limit, const std::string& directory, bool keep,
-                                      int repetitions) {
-    std::vector<WriteRun> runs;
-    for (int i = 0; i < repetitions; ++i) {
-      std::error_code error;
-      fs::remove_all(directory, error);
-      fs::create_directories(directory, error);
-      if (error) return Status::IOError("cannot create '", directory, "': ", error.message());
-      MapWriterOptions options;
-      options.schema = batches_[0].schema();
-      options.partitioning.kind = PartitionKind::kHash;
-      options.partitioning.partition_count = partitions;
-      options.partitioning.key_columns = {0};  // l_orderkey
-      options.encoding.codec = codec;
-      options.memory_limit = memory_limit;
-      options.data_path = (fs::path(directory) / "shuffle_0_0_0.data").string();
-      options.write_spark_files = true;
-      WriteRun run;
-      SLUICE_ASSIGN_OR_RAISE(run.measurement, Measure([&]() -> Status {
-                               SLUICE_ASSIGN_OR_RAISE(auto writer, MapWriter::Make(options));
-                               for (const RecordBatch& batch : batches_) {
-                                 SLUICE_RETURN_NOT_OK(writer->Write(batch));
-                               }
-                               SLUICE_ASSIGN_OR_RAISE(run.output, writer->Finish());
-                               return Status::OK();
-                             }));
-      runs.push_back(std::move(run));
+  Status RunWrites() {
+    // One untimed run first: the first write of a process pays page faults no later one does.
+    SLUICE_RETURN_NOT_OK(IpcWriteOnce().status());
+    std::vector<Measurement> ipc;
+    std::map<int32_t, std::vector<WriteRun>> sweep;
+    std::map<CompressionCodec, std::vector<WriteRun>> codec_writes;
+    std::map<CompressionCodec, std::vector<Measurement>> raw_compress;
+    std::map<CompressionCodec, int64_t> compressed_bytes;
+    const int last = options_.repetitions - 1;
+    // Each repetition runs every write and its baselines back to back (see PairedRatio).
+    for (int rep = 0; rep < options_.repetitions; ++rep) {
+      Step("end_to_end/ipc_write", rep);
+      SLUICE_ASSIGN_OR_RAISE(Measurement baseline, IpcWriteOnce());
+      ipc.push_back(baseline);
+      for (int32_t partitions : options_.partition_counts) {
+        Step("end_to_end/write/partitions:" + std::to_string(partitions), rep);
+        SLUICE_ASSIGN_OR_RAISE(WriteRun run,
+                               WriteOnce(partitions, CompressionCodec::kNone,
+                                         /*keep=*/rep == last && partitions == kCodecPartitions));
+        sweep[partitions].push_back(std::move(run));
+      }
+      for (CompressionCodec codec : kCodecs) {
+        const std::string codec_name(CompressionCodecName(codec));
+        Step("end_to_end/write/codec:" + codec_name, rep);
+        SLUICE_ASSIGN_OR_RAISE(WriteRun run, WriteOnce(kCodecPartitions, codec, rep == last));
+        codec_writes[codec].push_back(std::move(run));
+        Step("end_to_end/raw_compress/codec:" + codec_name, rep);
+        SLUICE_ASSIGN_OR_RAISE(Measurement raw, RawCompressOnce(codec, &compressed_bytes[codec]));
+        raw_compress[codec].push_back(raw);
+      }
     }
-    std::error_code error;
-    if (!keep) fs::remove_all(directory, error);
-    return runs;
+
+    entries_.Add("end_to_end/ipc_write", ipc, static_cast<double>(input_bytes_),
+                 static_cast<double>(options_.rows),
+                 BaseCounters().Set("output_bytes", ipc_bytes_));
+    for (int32_t partitions : options_.partition_counts) {
+      AddWrite("end_to_end/write/partitions:" + std::to_string(partitions) + "/codec:none",
+               sweep[partitions], ipc, BaseCounters().Set("codec", "none"));
+    }
+    const std::vector<WriteRun>& none = sweep[kCodecPartitions];
+    for (CompressionCodec codec : kCodecs) {
+      const std::string codec_name(CompressionCodecName(codec));
+      const std::vector<WriteRun>& writes = codec_writes[codec];
+      AddWrite("end_to_end/write/partitions:" + std::to_string(kCodecPartitions) +
+                   "/codec:" + codec_name,
+               writes, ipc, BaseCounters().Set("codec", codec_name));
+      const std::vector<Measurement>& raw = raw_compress[codec];
+      std::vector<double> codec_costs;
+      for (size_t i = 0; i < raw.size() && i < none.size(); ++i) {
+        codec_costs.push_back(
+            (writes[i].measurement.real_seconds - none[i].measurement.real_seconds) /
+            raw[i].real_seconds);
+      }
+      entries_.Add("end_to_end/raw_compress/codec:" + codec_name, raw,
+                   static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
+                   BaseCounters()
+                       .Set("codec", codec_name)
+                       .Set("buffers", static_cast<int64_t>(buffers_.size()))
+                       .Set("compressed_bytes", compressed_bytes[codec])
+                       .Set("writer_output_bytes", writes.back().output.metrics.output_bytes)
+                       .Set("writer_vs_raw", PairedRatio(MeasurementsOf(writes), raw))
+                       .Set("codec_cost_vs_raw", codec_costs.empty() ? 0.0 : Median(codec_costs)));
+      SLUICE_RETURN_NOT_OK(KeepCompressedBuffers(codec));
+    }
+    return Status::OK();
   }
 
-  // Adds a write's entries: ratio to ipc_write, and the phase split of the median run.
-  double AddWrite(const std::string& name, const std::vector<WriteRun>& runs, JsonValue counters) {
-    std::vector<Measurement> measurements;
-    for (const WriteRun& run : runs) measurements.push_back(run.measurement);
+  // Adds a write's entries: its paired ratio to the unpartitioned IPC write, and the phase split
+  // of the run nearest the median.
+  void AddWrite(const std::string& name, const std::vector<WriteRun>& runs,
+                const std::vector<Measurement>& ipc, JsonValue counters) {
     std::vector<double> real;
     for (const WriteRun& run : runs) real.push_back(run.measurement.real_seconds);
     const double median = Median(real);
-    // The run nearest the median describes where the time went.
     const WriteRun* typical = &runs[0];
     for (const WriteRun& run : runs) {
       if (std::abs(run.measurement.real_seconds - median) <
@@ -302,232 +425,177 @@ class Suite {
         .Set("gather_share", static_cast<double>(metrics.gather_nanos) / total)
         .Set("compress_share", static_cast<double>(metrics.compress_nanos) / total)
         .Set("write_share", static_cast<double>(metrics.write_nanos) / total)
-        .Set("vs_ipc_write", median / ipc_write_seconds_);
-    return entries_.Add(name, measurements, static_cast<double>(input_bytes_),
-                        static_cast<double>(options_.rows), counters);
+        .Set("vs_ipc_write", PairedRatio(MeasurementsOf(runs), ipc));
+    entries_.Add(name, MeasurementsOf(runs), static_cast<double>(input_bytes_),
+                 static_cast<double>(options_.rows), counters);
   }
 
-  Status RunPartitionSweep() {
-    for (int32_t partitions : options_.partition_counts) {
-      const std::string name =
-          "end_to_end/write/partitions:" + std::to_string(partitions) + "/codec:none";
-      on_step_(name);
-      const bool keep = partitions == kCodecPartitions;
-      SLUICE_ASSIGN_OR_RAISE(
-          std::vector<WriteRun> runs,
-          Write(partitions, CompressionCodec::kNone, /*memory_limit=*/-1,
-                OutputDirectory(CompressionCodec::kNone, partitions), keep, options_.repetitions));
-      const double median = AddWrite(name, runs, BaseCounters().Set("codec", "none"));
-      if (keep) write_seconds_[CompressionCodec::kNone] = median;
+  Result<Measurement> CopyOnce(const std::vector<uint8_t>& source, std::vector<uint8_t>* target) {
+    return Measure([&]() -> Status {
+      std::memcpy(target->data(), source.data(), source.size());
+      return Status::OK();
+    });
+  }
+
+  Result<Measurement> RawDecompressOnce(CompressionCodec codec, std::vector<uint8_t>* target) {
+    SLUICE_ASSIGN_OR_RAISE(auto decompressor, Decompressor::Make(codec));
+    const std::vector<CompressedBuffer>& buffers = compressed_[codec];
+    return Measure([&]() -> Status {
+      for (const CompressedBuffer& buffer : buffers) {
+        SLUICE_RETURN_NOT_OK(decompressor->Decompress(buffer.bytes.data(),
+                                                      static_cast<int64_t>(buffer.bytes.size()),
+                                                      target->data(), buffer.uncompressed_size));
+      }
+      return Status::OK();
+    });
+  }
+
+  // Reads all partitions of the 200-partition output through one PartitionReader, as a reduce
+  // task of the whole range would (checksums not verified: the decode is what is measured).
+  Result<Measurement> ReadOnce(CompressionCodec codec, PartitionReaderMetrics* metrics) {
+    const std::string data_path = DataPath(codec);
+    return Measure([&]() -> Status {
+      std::vector<SegmentSource> sources;
+      sources.emplace_back(std::in_place_type<MapOutputFile>,
+                           MapOutputFile::Spark(data_path, 0, kCodecPartitions));
+      SLUICE_ASSIGN_OR_RAISE(auto reader, PartitionReader::Open(std::move(sources)));
+      int64_t rows = 0;
+      while (true) {
+        SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, reader->Next());
+        if (!batch) break;
+        rows += batch->num_rows();
+      }
+      if (rows != options_.rows) {
+        return Status::Invalid("read ", rows, " rows from ", data_path, ", expected ",
+                               options_.rows);
+      }
+      *metrics = reader->metrics();
+      return Status::OK();
+    });
+  }
+
+  Status RunReads() {
+    const std::vector<CompressionCodec> codecs = {CompressionCodec::kNone, kCodecs[0], kCodecs[1]};
+    std::error_code error;
+    const int64_t none_bytes = static_cast<int64_t>(fs::file_size(DataPath(codecs[0]), error));
+    if (error) return Status::IOError("cannot stat '", DataPath(codecs[0]), "': ", error.message());
+    std::vector<uint8_t> source(static_cast<size_t>(none_bytes), 1);
+    int64_t largest = none_bytes;
+    for (const BufferView& buffer : buffers_) largest = std::max(largest, buffer.size);
+    std::vector<uint8_t> target(static_cast<size_t>(largest), 0);
+
+    std::map<CompressionCodec, std::vector<Measurement>> baselines;
+    std::map<CompressionCodec, std::vector<Measurement>> reads;
+    std::map<CompressionCodec, PartitionReaderMetrics> metrics;
+    for (int rep = 0; rep < options_.repetitions; ++rep) {
+      for (CompressionCodec codec : codecs) {
+        const std::string codec_name(CompressionCodecName(codec));
+        if (codec == CompressionCodec::kNone) {
+          Step("end_to_end/raw_copy", rep);
+          SLUICE_ASSIGN_OR_RAISE(Measurement copy, CopyOnce(source, &target));
+          baselines[codec].push_back(copy);
+        } else {
+          Step("end_to_end/raw_decompress/codec:" + codec_name, rep);
+          SLUICE_ASSIGN_OR_RAISE(Measurement raw, RawDecompressOnce(codec, &target));
+          baselines[codec].push_back(raw);
+        }
+        Step("end_to_end/read/codec:" + codec_name, rep);
+        SLUICE_ASSIGN_OR_RAISE(Measurement read, ReadOnce(codec, &metrics[codec]));
+        reads[codec].push_back(read);
+      }
     }
-    return Status::OK();
-  }
-
-  Status RunCodecs() {
-    std::vector<CompressionCodec> codecs = {CompressionCodec::kLz4Frame, CompressionCodec::kZstd};
     for (CompressionCodec codec : codecs) {
       const std::string codec_name(CompressionCodecName(codec));
-      const std::string name = "end_to_end/write/partitions:" + std::to_string(kCodecPartitions) +
-                               "/codec:" + codec_name;
-      on_step_(name);
-      SLUICE_ASSIGN_OR_RAISE(
-          std::vector<WriteRun> runs,
-          Write(kCodecPartitions, codec, -1, OutputDirectory(codec, kCodecPartitions), true,
-                options_.repetitions));
-      const int64_t output_bytes = runs.back().output.metrics.output_bytes;
-      write_seconds_[codec] = AddWrite(name, runs, BaseCounters().Set("codec", codec_name));
-      SLUICE_RETURN_NOT_OK(RunRawCompress(codec, output_bytes));
-    }
-    for (CompressionCodec codec :
-         {CompressionCodec::kNone, CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
-      SLUICE_RETURN_NOT_OK(RunRead(codec));
+      const bool none = codec == CompressionCodec::kNone;
+      const int64_t file_bytes = static_cast<int64_t>(fs::file_size(DataPath(codec), error));
+      entries_.Add(none ? "end_to_end/raw_copy" : "end_to_end/raw_decompress/codec:" + codec_name,
+                   baselines[codec], static_cast<double>(input_bytes_),
+                   static_cast<double>(options_.rows),
+                   BaseCounters().Set("codec", codec_name).Set("file_bytes", file_bytes));
+      const PartitionReaderMetrics& read_metrics = metrics[codec];
+      entries_.Add(
+          "end_to_end/read/partitions:" + std::to_string(kCodecPartitions) + "/codec:" + codec_name,
+          reads[codec], static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
+          BaseCounters()
+              .Set("codec", codec_name)
+              .Set("file_bytes", file_bytes)
+              .Set("batches", read_metrics.batches)
+              .Set("read_nanos", read_metrics.read_nanos)
+              .Set("decompress_nanos", read_metrics.decompress_nanos)
+              .Set("coalesce_nanos", read_metrics.coalesce_nanos)
+              .Set(none ? "vs_raw_copy" : "vs_raw_decompress",
+                   PairedRatio(reads[codec], baselines[codec])));
+      fs::remove_all(OutputDirectory(codec, kCodecPartitions), error);
     }
     return Status::OK();
   }
 
-  Status RunRawCompress(CompressionCodec codec, int64_t writer_output_bytes) {
-    const std::string codec_name(CompressionCodecName(codec));
-    const std::string name = "end_to_end/raw_compress/codec:" + codec_name;
-    on_step_(name);
-    std::vector<BufferView> buffers;
-    for (const RecordBatch& batch : batches_) {
-      for (const ArrayData& column : batch.columns()) CollectBuffers(column, &buffers);
-    }
-    SLUICE_ASSIGN_OR_RAISE(auto compressor, Compressor::Make(codec));
-    int64_t largest = 0;
-    for (const BufferView& buffer : buffers) largest = std::max(largest, buffer.size);
-    std::vector<uint8_t> scratch(static_cast<size_t>(compressor->MaxCompressedSize(largest)));
-    std::vector<Measurement> runs;
-    int64_t compressed_bytes = 0;
-    for (int i = 0; i < options_.repetitions; ++i) {
-      compressed_bytes = 0;
-      SLUICE_ASSIGN_OR_RAISE(Measurement run, Measure([&]() -> Status {
-                               for (const BufferView& buffer : buffers) {
-                                 SLUICE_ASSIGN_OR_RAISE(
-                                     int64_t size,
-                                     compressor->Compress(buffer.data, buffer.size, scratch.data(),
-                                                          static_cast<int64_t>(scratch.size())));
-                                 compressed_bytes += size;
-                               }
-                               return Status::OK();
-                             }));
-      runs.push_back(run);
-    }
-    // Keeps the compressed buffers for the decompression baseline.
-    std::vector<CompressedBuffer>& kept = compressed_[codec];
-    kept.clear();
-    for (const BufferView& buffer : buffers) {
-      SLUICE_ASSIGN_OR_RAISE(int64_t size,
-                             compressor->Compress(buffer.data, buffer.size, scratch.data(),
-                                                  static_cast<int64_t>(scratch.size())));
-      kept.push_back({std::vector<uint8_t>(scratch.begin(), scratch.begin() + size), buffer.size});
-    }
-    std::vector<double> real;
-    for (const Measurement& run : runs) real.push_back(run.real_seconds);
-    const double raw_seconds = Median(real);
-    JsonValue counters =
-        BaseCounters()
-            .Set("codec", codec_name)
-            .Set("buffers", static_cast<int64_t>(buffers.size()))
-            .Set("compressed_bytes", compressed_bytes)
-            .Set("writer_output_bytes", writer_output_bytes)
-            .Set("writer_vs_raw", write_seconds_[codec] / raw_seconds)
-            .Set("codec_cost_vs_raw",
-                 (write_seconds_[codec] - write_seconds_[CompressionCodec::kNone]) / raw_seconds);
-    entries_.Add(name, runs, static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
-                 counters);
-    return Status::OK();
-  }
-
-  Status RunRead(CompressionCodec codec) {
-    const std::string codec_name(CompressionCodecName(codec));
-    const std::string directory = OutputDirectory(codec, kCodecPartitions);
-    const std::string data_path = (fs::path(directory) / "shuffle_0_0_0.data").string();
-    std::error_code error;
-    const int64_t file_bytes = static_cast<int64_t>(fs::file_size(data_path, error));
-    if (error) return Status::IOError("cannot stat '", data_path, "': ", error.message());
-
-    // The baseline: the codec alone over the same buffers, or a memcpy of the file's bytes.
-    std::string baseline_name;
-    std::vector<Measurement> baseline_runs;
-    if (codec == CompressionCodec::kNone) {
-      baseline_name = "end_to_end/raw_copy";
-      on_step_(baseline_name);
-      std::vector<uint8_t> source(static_cast<size_t>(file_bytes), 1);
-      std::vector<uint8_t> target(static_cast<size_t>(file_bytes));
-      for (int i = 0; i < options_.repetitions; ++i) {
-        SLUICE_ASSIGN_OR_RAISE(Measurement run, Measure([&]() -> Status {
-                                 std::memcpy(target.data(), source.data(), source.size());
-                                 return Status::OK();
-                               }));
-        baseline_runs.push_back(run);
-      }
-    } else {
-      baseline_name = "end_to_end/raw_decompress/codec:" + codec_name;
-      on_step_(baseline_name);
-      SLUICE_ASSIGN_OR_RAISE(auto decompressor, Decompressor::Make(codec));
-      const std::vector<CompressedBuffer>& buffers = compressed_[codec];
-      int64_t largest = 0;
-      for (const CompressedBuffer& buffer : buffers) {
-        largest = std::max(largest, buffer.uncompressed_size);
-      }
-      std::vector<uint8_t> target(static_cast<size_t>(largest));
-      for (int i = 0; i < options_.repetitions; ++i) {
-        SLUICE_ASSIGN_OR_RAISE(
-            Measurement run, Measure([&]() -> Status {
-              for (const CompressedBuffer& buffer : buffers) {
-                SLUICE_RETURN_NOT_OK(decompressor->Decompress(
-                    buffer.bytes.data(), static_cast<int64_t>(buffer.bytes.size()), target.data(),
-                    buffer.uncompressed_size));
-              }
-              return Status::OK();
-            }));
-        baseline_runs.push_back(run);
-      }
-    }
-    std::vector<double> baseline_real;
-    for (const Measurement& run : baseline_runs) baseline_real.push_back(run.real_seconds);
-    const double baseline_seconds = Median(baseline_real);
-    entries_.Add(baseline_name, baseline_runs, static_cast<double>(input_bytes_),
-                 static_cast<double>(options_.rows),
-                 BaseCounters().Set("codec", codec_name).Set("file_bytes", file_bytes));
-
-    const std::string name =
-        "end_to_end/read/partitions:" + std::to_string(kCodecPartitions) + "/codec:" + codec_name;
-    on_step_(name);
-    std::vector<Measurement> runs;
-    PartitionReaderMetrics metrics;
-    for (int i = 0; i < options_.repetitions; ++i) {
-      SLUICE_ASSIGN_OR_RAISE(
-          Measurement run, Measure([&]() -> Status {
-            std::vector<SegmentSource> sources;
-            sources.push_back(MapOutputFile::Spark(data_path, 0, kCodecPartitions));
-            SLUICE_ASSIGN_OR_RAISE(auto reader, PartitionReader::Open(std::move(sources)));
-            int64_t rows = 0;
-            while (true) {
-              SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, reader->Next());
-              if (!batch) break;
-              rows += batch->num_rows();
-            }
-            if (rows != options_.rows) {
-              return Status::Invalid("read ", rows, " rows from ", data_path, ", expected ",
-                                     options_.rows);
-            }
-            metrics = reader->metrics();
-            return Status::OK();
-          }));
-      runs.push_back(run);
-    }
-    std::vector<double> real;
-    for (const Measurement& run : runs) real.push_back(run.real_seconds);
-    const double ratio = Median(real) / baseline_seconds;
-    entries_.Add(
-        name, runs, static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
-        BaseCounters()
-            .Set("codec", codec_name)
-            .Set("file_bytes", file_bytes)
-            .Set("batches", metrics.batches)
-            .Set("read_nanos", metrics.read_nanos)
-            .Set("decompress_nanos", metrics.decompress_nanos)
-            .Set("coalesce_nanos", metrics.coalesce_nanos)
-            .Set(codec == CompressionCodec::kNone ? "vs_raw_copy" : "vs_raw_decompress", ratio));
-    fs::remove_all(directory, error);
-    return Status::OK();
-  }
-
+  // A write under a small budget with the batches made as it goes (as `sluice write` reads
+  // them), so memory shows what the writer holds: resident memory sampled every 5 ms, and the
+  // bytes the writer has charged to the budget after each batch.
   Status RunBudgetedWrite() {
     const int64_t budget_mib = options_.small_budget_bytes >> 20;
     const std::string name =
         "end_to_end/write_budget/partitions:" + std::to_string(kCodecPartitions) +
         "/codec:lz4/budget_mib:" + std::to_string(budget_mib);
     on_step_(name);
+    const std::string directory = Path("budget");
+    std::error_code error;
+    fs::remove_all(directory, error);
+    fs::create_directories(directory, error);
+    if (error) return Status::IOError("cannot create '", directory, "': ", error.message());
+    MapWriterOptions options = WriterOptions(kCodecPartitions, CompressionCodec::kLz4Frame,
+                                             options_.small_budget_bytes, directory);
+    workload::LineitemGenerator generator(1);
+    JsonValue held = JsonValue::Array();
+    int64_t peak_held = 0;
+    MapOutput output;
     const int64_t baseline_rss = RssSampler::CurrentRss();
     // 5 ms: fine enough to see each spill, coarse enough to cost nothing.
     RssSampler sampler(std::chrono::milliseconds(5));
-    SLUICE_ASSIGN_OR_RAISE(std::vector<WriteRun> runs,
-                           Write(kCodecPartitions, CompressionCodec::kLz4Frame,
-                                 options_.small_budget_bytes, Path("budget"), false, 1));
+    const auto start = std::chrono::steady_clock::now();
+    SLUICE_ASSIGN_OR_RAISE(
+        Measurement run, Measure([&]() -> Status {
+          SLUICE_ASSIGN_OR_RAISE(auto writer, MapWriter::Make(options));
+          for (int64_t done = 0; done < options_.rows; done += kBatchRows) {
+            RecordBatch batch = generator.Next(std::min(kBatchRows, options_.rows - done));
+            SLUICE_RETURN_NOT_OK(writer->Write(batch));
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            peak_held = std::max(peak_held, writer->held_bytes());
+            held.Append(JsonValue::Array().Append(seconds).Append(writer->held_bytes()));
+          }
+          SLUICE_ASSIGN_OR_RAISE(output, writer->Finish());
+          return Status::OK();
+        }));
     sampler.Stop();
+    fs::remove_all(directory, error);
     int64_t peak = 0;
     JsonValue samples = JsonValue::Array();
     for (const RssSampler::Sample& sample : sampler.samples()) {
       peak = std::max(peak, sample.rss_bytes);
       samples.Append(JsonValue::Array().Append(sample.seconds).Append(sample.rss_bytes));
     }
-    const MapWriterMetrics& metrics = runs[0].output.metrics;
-    AddWrite(name, runs,
-             BaseCounters()
-                 .Set("codec", "lz4")
-                 .Set("budget_bytes", options_.small_budget_bytes)
-                 .Set("peak_reserved_bytes", metrics.peak_reserved_bytes)
-                 .Set("peak_rss_above_start_bytes", peak - baseline_rss));
+    const MapWriterMetrics& metrics = output.metrics;
+    const double budget = static_cast<double>(options_.small_budget_bytes);
+    entries_.Add(name, {run}, static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
+                 BaseCounters()
+                     .Set("codec", "lz4")
+                     .Set("budget_bytes", options_.small_budget_bytes)
+                     .Set("spills", metrics.spills)
+                     .Set("peak_reserved_bytes", metrics.peak_reserved_bytes)
+                     .Set("peak_rss_above_start_bytes", peak - baseline_rss)
+                     .Set("peak_rss_above_start_vs_budget",
+                          static_cast<double>(peak - baseline_rss) / budget)
+                     .Set("peak_held_vs_budget", static_cast<double>(peak_held) / budget));
     memory_timelines_.Append(JsonValue::Object()
                                  .Set("name", name)
                                  .Set("budget_bytes", options_.small_budget_bytes)
                                  .Set("baseline_rss_bytes", baseline_rss)
                                  .Set("peak_reserved_bytes", metrics.peak_reserved_bytes)
                                  .Set("spills", metrics.spills)
-                                 .Set("samples", std::move(samples)));
+                                 .Set("samples", std::move(samples))
+                                 .Set("held", std::move(held)));
     return Status::OK();
   }
 
@@ -535,9 +603,9 @@ class Suite {
   std::function<void(const std::string&)> on_step_;
   EntryWriter entries_;
   std::vector<RecordBatch> batches_;
+  std::vector<BufferView> buffers_;
   int64_t input_bytes_ = 0;
-  double ipc_write_seconds_ = 0;
-  std::map<CompressionCodec, double> write_seconds_;
+  int64_t ipc_bytes_ = 0;
   std::map<CompressionCodec, std::vector<CompressedBuffer>> compressed_;
   JsonValue memory_timelines_ = JsonValue::Array();
 };

@@ -85,7 +85,7 @@ def plot_writer_partitions(runs, output, written, ratios):
     sweep = []
     for name, entry in e2e.items():
         match = re.fullmatch(r"end_to_end/write/partitions:(\d+)/codec:none", name)
-        if match:
+        if match and "vs_ipc_write" in entry:
             sweep.append((int(match.group(1)), entry))
     mixed = []
     for name, entry in runs.items():
@@ -96,27 +96,26 @@ def plot_writer_partitions(runs, output, written, ratios):
         return
     sweep.sort()
     mixed.sort()
-    base = seconds(baseline)
     panels = 3 if mixed else 2
     figure, axes = plt.subplots(1, panels, figsize=(6.2 * panels, 4.8))
 
     axis = axes[0]
     counts = [count for count, _ in sweep]
-    times = [seconds(entry) * 1e3 for _, entry in sweep]
-    axis.plot(counts, times, "o-", color="#1f77b4", label="sluice write (hash, no codec)")
-    axis.axhline(base * 1e3, color="#555555", linestyle="--",
-                 label="baseline: unpartitioned IPC write")
-    for count, time in zip(counts, times):
-        value = time / 1e3 / base
-        axis.annotate(ratio_text(value), (count, time), textcoords="offset points",
-                      xytext=(0, 8), ha="center", fontsize=9)
+    values = [entry["vs_ipc_write"] for _, entry in sweep]
+    axis.plot(counts, values, "o-", color="#1f77b4", label="sluice write (hash, no codec)")
+    axis.axhline(1.0, color="#555555", linestyle="--",
+                 label=f"baseline = 1: unpartitioned IPC write ({seconds(baseline) * 1e3:,.0f} ms)")
+    for (count, entry), value in zip(sweep, values):
+        axis.annotate(f"{ratio_text(value)}\n{seconds(entry) * 1e3:,.0f} ms", (count, value),
+                      textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
         ratios.append(("writer", f"{count} partitions, no codec", "unpartitioned IPC write", value))
     rows = baseline.get("rows", 0)
     axis.set_xscale("log")
-    axis.set_ylim(0, max(times + [base * 1e3]) * 1.25)
+    axis.set_ylim(0, max(values + [1.0]) * 1.35)
     axis.set_xlabel("partitions")
-    axis.set_ylabel("median time (ms)")
-    axis.set_title(f"Writer time vs partition count\n{rows:,} lineitem rows; labels: x baseline")
+    axis.set_ylabel("time / unpartitioned IPC write")
+    axis.set_title(f"Writer time vs partition count, {rows:,} lineitem rows\n"
+                   "median of paired ratios (labels: ratio, median time)")
     axis.legend(loc="lower right", fontsize=8)
     axis.grid(alpha=0.3)
 
@@ -127,19 +126,17 @@ def plot_writer_partitions(runs, output, written, ratios):
     positions = range(len(sweep))
     bottom = [0.0] * len(sweep)
     for share, label, color in zip(shares, labels, colors):
-        values = [entry.get(share, 0.0) * seconds(entry) / base for _, entry in sweep]
-        axis.bar(positions, values, bottom=bottom, label=label, color=color)
-        bottom = [b + v for b, v in zip(bottom, values)]
-    totals = [seconds(entry) / base for _, entry in sweep]
-    other = [t - b for t, b in zip(totals, bottom)]
-    axis.bar(positions, [max(0.0, o) for o in other], bottom=bottom, label="other (sort, commit)",
-             color="#c7c7c7")
+        parts = [entry.get(share, 0.0) * entry["vs_ipc_write"] for _, entry in sweep]
+        axis.bar(positions, parts, bottom=bottom, label=label, color=color)
+        bottom = [b + v for b, v in zip(bottom, parts)]
+    other = [max(0.0, entry["vs_ipc_write"] - b) for (_, entry), b in zip(sweep, bottom)]
+    axis.bar(positions, other, bottom=bottom, label="other (sort, commit)", color="#c7c7c7")
     axis.axhline(1.0, color="#555555", linestyle="--", label="unpartitioned IPC write = 1")
     axis.set_xticks(list(positions), [f"{count:,}" for count in counts])
     axis.set_xlabel("partitions")
     axis.set_ylabel("time / unpartitioned IPC write")
-    axis.set_ylim(0, max(totals + [1.0]) * 1.45)
-    axis.set_title("Where the writer's time goes\n(phase shares from the writer's metrics)")
+    axis.set_ylim(0, max(values + [1.0]) * 1.45)
+    axis.set_title("Where the writer's time goes\n(phase shares from the writer's own metrics)")
     axis.legend(fontsize=8, loc="upper left", ncol=3)
     axis.grid(alpha=0.3, axis="y")
 
@@ -150,7 +147,8 @@ def plot_writer_partitions(runs, output, written, ratios):
         counts = [count for count, _ in mixed]
         values = [seconds(entry) / reference_time for _, entry in mixed]
         axis.plot(counts, values, "o-", color="#ff7f0e", label="map_writer: BM_WriteMixed")
-        axis.axhline(1.0, color="#555555", linestyle="--", label="baseline: 200 partitions")
+        axis.axhline(1.0, color="#555555", linestyle="--",
+                     label=f"baseline = 1: 200 partitions ({reference_time * 1e3:,.1f} ms)")
         for count, value in zip(counts, values):
             axis.annotate(ratio_text(value), (count, value), textcoords="offset points",
                           xytext=(0, 8), ha="center", fontsize=9)
@@ -160,118 +158,119 @@ def plot_writer_partitions(runs, output, written, ratios):
         axis.set_ylim(0, max(values + [1.0]) * 1.3)
         axis.set_xlabel("partitions")
         axis.set_ylabel("time / time at 200 partitions")
-        axis.set_title("Mixed batches (map_writer_benchmark)\nratio to 200 partitions")
+        axis.set_title("Mixed batches (map_writer_benchmark)\nratio of medians to 200 partitions")
         axis.legend(loc="lower right", fontsize=8)
         axis.grid(alpha=0.3)
     save(figure, output, "writer_partitions.png", written)
 
 
-def codec_bars(axis, groups, input_bytes, title, ratios, area):
-    """Draws raw codec / codec share / whole writer bars for each (codec, none, write, raw)."""
-    width = 0.26
-    for index, (codec, none, write, raw) in enumerate(groups):
-        raw_rate = input_bytes / seconds(raw) / MIB
-        codec_seconds = seconds(write) - seconds(none)
-        cost_rate = input_bytes / codec_seconds / MIB if codec_seconds > 0 else float("nan")
-        write_rate = input_bytes / seconds(write) / MIB
-        bars = [
-            (index - width, raw_rate, "raw codec, same buffers (baseline)", "#555555", None),
-            (index, cost_rate, "codec share of the writer (write - write without codec)",
-             CODEC_COLORS.get(codec, "#1f77b4"), raw_rate),
-            (index + width, write_rate, "whole writer with the codec, 200 partitions", "#aec7e8",
-             raw_rate),
-        ]
-        for position, value, label, color, reference in bars:
-            axis.bar(position, value, width, color=color, label=label if index == 0 else None)
-            if reference and not math.isnan(value):
-                axis.annotate(ratio_text(value / reference), (position, value),
-                              textcoords="offset points", xytext=(0, 4), ha="center",
-                              fontsize=9)
-        ratios.append((area, f"{codec}: the writer's codec time (write - write without codec)",
-                       "raw codec on the same buffers", codec_seconds / seconds(raw)))
-        ratios.append((area, f"{codec}: whole write, 200 partitions",
-                       "raw codec on the same buffers", seconds(write) / seconds(raw)))
+def relative_bars(axis, groups, series, title, ylabel):
+    """Bars per group: series is [(label, color or None for the group's color)], and each group
+    is (name, color, [(value, annotation)] in series order)."""
+    width = 0.8 / len(series)
+    for index, (name, group_color, values) in enumerate(groups):
+        for position, ((label, color), (value, note)) in enumerate(zip(series, values)):
+            x = index - 0.4 + width * (position + 0.5)
+            axis.bar(x, value, width, color=color or group_color,
+                     label=label if index == 0 else None)
+            axis.annotate(note, (x, value), textcoords="offset points", xytext=(0, 3),
+                          ha="center", fontsize=8)
     axis.set_xticks(range(len(groups)), [group[0] for group in groups])
-    axis.set_ylabel("input MiB/s")
+    axis.axhline(1.0, color="#555555", linestyle="--", linewidth=0.8)
+    axis.set_ylabel(ylabel)
     axis.set_title(title)
     axis.legend(fontsize=8, loc="upper right")
     axis.grid(alpha=0.3, axis="y")
-    heights = [patch.get_height() for patch in axis.patches if not math.isnan(patch.get_height())]
-    axis.set_ylim(0, max(heights) * 1.35)
+    top = max(patch.get_height() for patch in axis.patches)
+    axis.set_ylim(0, top * 1.45)
 
 
 def plot_codec_throughput(runs, output, written, ratios):
     e2e = end_to_end(runs)
-    none = e2e.get("end_to_end/write/partitions:200/codec:none")
     groups = []
     for codec in ("lz4", "zstd", "snappy"):
         write = e2e.get(f"end_to_end/write/partitions:200/codec:{codec}")
         raw = e2e.get(f"end_to_end/raw_compress/codec:{codec}")
-        if none is not None and write is not None and raw is not None:
-            groups.append((codec, none, write, raw))
-    # map_writer_benchmark measures the same on mixed batches (codec 1 = lz4, 2 = zstd).
+        if write is None or raw is None or "writer_vs_raw" not in raw:
+            continue
+        input_bytes = raw.get("input_bytes", 0)
+        rate = lambda ratio: input_bytes / (seconds(raw) * ratio) / MIB if ratio > 0 else 0
+        cost, whole = raw["codec_cost_vs_raw"], raw["writer_vs_raw"]
+        groups.append((codec, CODEC_COLORS.get(codec, "#1f77b4"), [
+            (1.0, f"1.00\n{rate(1.0):,.0f} MiB/s"),
+            (1 / cost if cost > 0 else 0, f"{1 / cost:.2f}\n{rate(cost):,.0f} MiB/s"
+             if cost > 0 else "n/a"),
+            (1 / whole, f"{1 / whole:.2f}\n{rate(whole):,.0f} MiB/s"),
+        ]))
+        ratios.append(("codec", f"{codec}: the writer's codec time (write - write without codec)",
+                       "raw codec on the same buffers", cost))
+        ratios.append(("codec", f"{codec}: whole write, 200 partitions",
+                       "raw codec on the same buffers", whole))
     mixed_groups = []
     mixed_none = runs.get("BM_WriteMixed/partitions:200/codec:0")
     for number, codec in ((1, "lz4"), (2, "zstd")):
         write = runs.get(f"BM_WriteMixed/partitions:200/codec:{number}")
         raw = runs.get(f"BM_RawCodecSameBytes/codec:{number}")
-        if mixed_none is not None and write is not None and raw is not None:
-            mixed_groups.append((codec, mixed_none, write, raw))
+        if mixed_none is None or write is None or raw is None:
+            continue
+        cost = (seconds(write) - seconds(mixed_none)) / seconds(raw)
+        whole = seconds(write) / seconds(raw)
+        mixed_groups.append((codec, CODEC_COLORS.get(codec, "#1f77b4"), [
+            (1.0, "1.00"),
+            (1 / cost if cost > 0 else 0, f"{1 / cost:.2f}" if cost > 0 else "n/a"),
+            (1 / whole, f"{1 / whole:.2f}"),
+        ]))
+        ratios.append(("map_writer", f"{codec}: the writer's codec time (write - write without "
+                       "codec), mixed batches", "raw codec on the same buffers", cost))
+        ratios.append(("map_writer", f"{codec}: whole write, mixed batches",
+                       "raw codec on the same buffers", whole))
     panels = [panel for panel in (groups, mixed_groups) if panel]
     if not panels:
         return
+    series = [("raw codec on the same buffers (baseline = 1)", "#555555"),
+              ("the writer's codec share (write - write without codec)", None),
+              ("the whole writer with the codec, 200 partitions", "#aec7e8")]
     figure, axes = plt.subplots(1, len(panels), figsize=(8.5 * len(panels), 5.2), squeeze=False)
     column = 0
     if groups:
-        rows = none.get("rows", 0)
-        codec_bars(axes[0][column], groups, none.get("input_bytes", 0),
-                   f"Compression: sluice write against the raw codec\n{rows:,} lineitem rows; "
-                   "labels: throughput / raw codec (1.00x = no overhead)", ratios, "codec")
+        rows = e2e.get("end_to_end/ipc_write", {}).get("rows", 0)
+        relative_bars(axes[0][column], groups, series,
+                      f"Compression throughput against the raw codec, {rows:,} lineitem rows\n"
+                      "median of paired ratios; 1.00 = no overhead", "throughput / raw codec")
         column += 1
     if mixed_groups:
-        # The mixed input's bytes: the rate times the time of any of its runs.
-        reference = mixed_groups[0][1]
-        input_bytes = reference.get("bytes_per_second", 0) * seconds(reference)
-        codec_bars(axes[0][column], mixed_groups, input_bytes,
-                   "Compression on mixed batches (map_writer_benchmark)\n"
-                   "labels: throughput / raw codec", ratios, "map_writer")
+        relative_bars(axes[0][column], mixed_groups, series,
+                      "The same on mixed batches (map_writer_benchmark)\nratio of medians",
+                      "throughput / raw codec")
     save(figure, output, "codec_throughput.png", written)
 
 
 def plot_decode_overhead(runs, output, written, ratios):
     e2e = end_to_end(runs)
-    pairs = []
+    groups = []
     for codec in ("none", "lz4", "zstd", "snappy"):
         read = e2e.get(f"end_to_end/read/partitions:200/codec:{codec}")
+        key = "vs_raw_copy" if codec == "none" else "vs_raw_decompress"
         baseline = e2e.get("end_to_end/raw_copy" if codec == "none"
                            else f"end_to_end/raw_decompress/codec:{codec}")
-        if read is not None and baseline is not None:
-            pairs.append((codec, read, baseline))
-    if not pairs:
-        return
-    figure, axis = plt.subplots(figsize=(8.5, 4.8))
-    width = 0.36
-    for index, (codec, read, baseline) in enumerate(pairs):
-        base_ms = seconds(baseline) * 1e3
-        read_ms = seconds(read) * 1e3
-        axis.bar(index - width / 2, base_ms, width, color="#555555",
-                 label="baseline: memcpy of the file (none) / raw decompression" if index == 0
-                 else None)
-        axis.bar(index + width / 2, read_ms, width, color=CODEC_COLORS.get(codec, "#1f77b4"),
-                 label="PartitionReader, all 200 partitions" if index == 0 else None)
-        value = read_ms / base_ms
-        axis.annotate(ratio_text(value), (index + width / 2, read_ms), textcoords="offset points",
-                      xytext=(0, 4), ha="center", fontsize=9)
+        if read is None or baseline is None or key not in read:
+            continue
+        value = read[key]
+        groups.append((codec, CODEC_COLORS.get(codec, "#1f77b4"), [
+            (1.0, f"1.00\n{seconds(baseline) * 1e3:,.0f} ms"),
+            (value, f"{value:.2f}\n{seconds(read) * 1e3:,.0f} ms"),
+        ]))
         ratios.append(("reader", f"read 200 partitions, {codec}",
                        "memcpy of the file" if codec == "none" else "raw decompression", value))
-    axis.set_xticks(range(len(pairs)), [codec for codec, _, _ in pairs])
-    axis.set_ylabel("median time (ms)")
-    axis.set_title("Decode overhead: reading a map output against its baseline\n"
-                   "labels: read time / baseline time")
-    axis.legend(fontsize=8, loc="upper left")
-    axis.grid(alpha=0.3, axis="y")
-    top = max(patch.get_height() for patch in axis.patches)
-    axis.set_ylim(0, top * 1.25)
+    if not groups:
+        return
+    figure, axis = plt.subplots(figsize=(8.5, 5.0))
+    relative_bars(axis, groups,
+                  [("baseline = 1: memcpy of the file (none), raw decompression (codecs)",
+                    "#555555"),
+                   ("PartitionReader over all 200 partitions", None)],
+                  "Decode overhead: reading a map output against its baseline\n"
+                  "median of paired ratios (labels: ratio, median time)", "time / baseline")
     save(figure, output, "decode_overhead.png", written)
 
 
@@ -279,31 +278,30 @@ def plot_memory_timeline(document, output, written, ratios):
     timelines = document.get("memory_timelines", [])
     if not timelines:
         return
-    figure, axis = plt.subplots(figsize=(8.5, 4.8))
-    for timeline in timelines:
-        baseline = timeline["baseline_rss_bytes"]
-        times = [sample[0] for sample in timeline["samples"]]
-        above = [(sample[1] - baseline) / MIB for sample in timeline["samples"]]
-        budget = timeline["budget_bytes"] / MIB
-        peak = max(above)
-        axis.plot(times, above, color="#1f77b4", label="resident memory above the start")
-        axis.axhline(budget, color="#d62728", linestyle="--",
-                     label=f"memory budget ({budget:.0f} MiB)")
-        reserved = timeline.get("peak_reserved_bytes", 0) / MIB
-        if reserved > 0:
-            axis.axhline(reserved, color="#2ca02c", linestyle=":",
-                         label=f"writer's peak reservation ({reserved:.0f} MiB)")
-        axis.text(0.02, 0.95, f"peak {peak:.0f} MiB above the start = {peak / budget:.2f}x the "
-                  f"budget; {timeline['spills']} spills", transform=axis.transAxes, fontsize=9,
-                  va="top")
-        ratios.append(("memory", f"peak resident memory above the start, {timeline['spills']} "
-                       "spills", "the memory budget", peak / budget))
-        title = timeline["name"].replace("end_to_end/", "")
+    timeline = timelines[0]
+    baseline = timeline["baseline_rss_bytes"]
+    budget = timeline["budget_bytes"] / MIB
+    figure, axis = plt.subplots(figsize=(9, 4.8))
+    times = [sample[0] for sample in timeline["samples"]]
+    above = [(sample[1] - baseline) / MIB for sample in timeline["samples"]]
+    axis.plot(times, above, color="#1f77b4", label="resident memory above the start (5 ms samples)")
+    if timeline.get("held"):
+        held_times = [sample[0] for sample in timeline["held"]]
+        held = [sample[1] / MIB for sample in timeline["held"]]
+        axis.step(held_times, held, where="post", color="#2ca02c", linewidth=1,
+                  label="input held by the writer (charged to the budget)")
+    axis.axhline(budget, color="#d62728", linestyle="--", label=f"memory budget ({budget:.0f} MiB)")
+    peak = max(above)
+    axis.text(0.02, 0.96, f"peak {peak:.0f} MiB above the start = {peak / budget:.2f}x the budget;"
+              f" {timeline['spills']} spills", transform=axis.transAxes, fontsize=9, va="top")
+    ratios.append(("memory", f"peak resident memory above the start ({timeline['spills']} "
+                   "spills)", "the memory budget", peak / budget))
     axis.set_xlabel("seconds")
     axis.set_ylabel("MiB")
-    axis.set_ylim(min(0, axis.get_ylim()[0]), axis.get_ylim()[1] * 1.15)
-    axis.set_title(f"Memory over time: {title}\n(the input batches are resident before the start)")
-    axis.legend(fontsize=8, loc="lower right")
+    axis.set_ylim(min(0, min(above)), max(above + [budget]) * 1.5)
+    title = timeline["name"].replace("end_to_end/", "")
+    axis.set_title(f"Memory over time: {title}\n(batches made as the writer takes them)")
+    axis.legend(fontsize=8, loc="upper right")
     axis.grid(alpha=0.3)
     save(figure, output, "memory_timeline.png", written)
 
