@@ -43,7 +43,10 @@ private[spark] class SluiceShuffleManager(conf: SparkConf) extends SortShuffleMa
           shuffleId, dependency.asInstanceOf[ShuffleDependency[K, V, V]], schema)
       case Left(reason) =>
         SluiceStatistics.recordFallback(shuffleId, reason)
-        logInfo(s"Sluice: shuffle $shuffleId falls back to Spark's sort shuffle: $reason")
+        val message = s"Sluice: shuffle $shuffleId falls back to Spark's sort shuffle: $reason"
+        // An RDD shuffle is expected to fall back; a Spark SQL one is worth a warning.
+        if (dependency.serializer.isInstanceOf[UnsafeRowSerializer]) logWarning(message)
+        else logInfo(message)
         super.registerShuffle(shuffleId, dependency)
     }
   }
@@ -88,6 +91,8 @@ private[spark] class SluiceShuffleManager(conf: SparkConf) extends SortShuffleMa
 }
 
 private[spark] object SluiceShuffleManager {
+  private val DefaultShuffleDataIO = "org.apache.spark.shuffle.sort.io.LocalDiskShuffleDataIO"
+
   /** How far up the narrow lineage of a shuffle's RDD the schema tag may sit. */
   private val MaxTagDepth = 4
 
@@ -103,6 +108,9 @@ private[spark] object SluiceShuffleManager {
       Left(s"${SluiceConf.Enabled} is false")
     } else if (conf.get(config.IO_ENCRYPTION_ENABLED)) {
       Left("spark.io.encryption.enabled is true (Sluice blocks are not encrypted)")
+    } else if (conf.get(config.SHUFFLE_IO_PLUGIN_CLASS) != DefaultShuffleDataIO) {
+      Left(s"${config.SHUFFLE_IO_PLUGIN_CLASS.key} is ${conf.get(config.SHUFFLE_IO_PLUGIN_CLASS)}" +
+        " (Sluice writes Spark's local-disk layout only)")
     } else if (conf.get(config.PUSH_BASED_SHUFFLE_ENABLED)) {
       Left("spark.shuffle.push.enabled is true (push-based merging is Spark's format only)")
     } else if (dependency.aggregator.isDefined || dependency.mapSideCombine) {
