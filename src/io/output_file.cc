@@ -160,9 +160,14 @@ Status RenameFile(const std::string& from, const std::string& to) {
   return Status::OK();
 }
 
-Status SyncDirectoryOf(const std::string& path) {
+std::string DirectoryOf(const std::string& path) {
   const size_t slash = path.rfind('/');
-  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+Status SyncDirectoryOf(const std::string& path) {
+  const std::string directory = DirectoryOf(path);
   const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
     const int error = errno;

@@ -1,6 +1,5 @@
 #include "sluice/ipc/segment_encoder.h"
 
-#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -9,6 +8,7 @@
 #include "schema_message_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/check.h"
+#include "sluice/base/stopwatch.h"
 #include "sluice/ipc/ipc_format.h"
 
 namespace sluice {
@@ -18,12 +18,6 @@ namespace {
 using ipc::kBufferAlignment;
 using ipc::PlannedBuffer;
 using ipc::PlannedNode;
-
-int64_t NanosSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                              start)
-      .count();
-}
 
 // Returns where a scalar field of a flatbuffer table is stored. The template is built with
 // ForceDefaults, so every field is present.
@@ -132,7 +126,7 @@ class SegmentEncoder::Impl {
       GatherIntoScratch(selection);
       // Only compression is timed here (its calls cost microseconds); gathering is the rest of
       // the caller's encode time, measured by the caller once per flush, not twice per block.
-      const auto compress_start = std::chrono::steady_clock::now();
+      const auto compress_start = SteadyClock::now();
       out->Append(template_.data(), template_.size());
       SLUICE_ASSIGN_OR_RAISE(body_length, CompressBody(out));
       metrics->compress_nanos += NanosSince(compress_start);

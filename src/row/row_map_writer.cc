@@ -1,13 +1,13 @@
 #include "sluice/row/row_map_writer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <vector>
 
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/byte_size.h"
+#include "sluice/base/stopwatch.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/row/packed_record_pointer.h"
@@ -18,17 +18,6 @@
 namespace sluice {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-int64_t NanosSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
 
 // The pointer array starts with room for this many rows and doubles: growth is sized by the
 // array itself, never by the page bytes (the reference writer's J2 finding).
@@ -98,23 +87,7 @@ class RowMapWriter::Impl {
       SLUICE_ASSIGN_OR_RAISE(scatter_writer_, MapWriter::Make(std::move(scatter)));
       return Status::OK();
     }
-    MapOutputFilesOptions files;
-    files.data_path = writer.data_path;
-    files.spill_directories = writer.spill_directories.empty()
-                                  ? std::vector<std::string>{DirectoryOf(writer.data_path)}
-                                  : writer.spill_directories;
-    files.checksum = writer.checksum;
-    files.overwrite = writer.overwrite;
-    files.sync = writer.sync;
-    files.file = writer.file;
-    if (writer.write_spark_files) {
-      const auto names = SparkShuffleFileNames::ForDataFile(writer.data_path);
-      files.index_path = writer.index_path.empty() ? names.index : writer.index_path;
-      if (writer.checksum != ChecksumAlgorithm::kNone) {
-        files.checksum_path =
-            writer.checksum_path.empty() ? names.Checksum(writer.checksum) : writer.checksum_path;
-      }
-    }
+    MapOutputFilesOptions files = OutputFilesOptionsFor(writer);
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
     return Status::OK();
@@ -184,7 +157,7 @@ class RowMapWriter::Impl {
   Result<int64_t> Spill() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
     const int64_t before = held_bytes();
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     Status status = DoSpill();
     if (status.ok() && scatter_writer_ != nullptr) status = scatter_writer_->Spill();
     total_nanos_ += NanosSince(start);
@@ -195,16 +168,14 @@ class RowMapWriter::Impl {
   Result<MapOutput> Finish() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
     if (scatter_writer_ != nullptr) return FinishScatter();
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     SortHeld();
     MapOutput output;
-    Status status = TimedFlush([&] {
-      return files_->Finish([this](int32_t p) { return HasRows(p); },
-                            [this](int32_t p, OutputFile* file, Checksum* checksum) {
-                              return EncodePartition(p, file, checksum);
-                            },
-                            &output);
-    });
+    Status status = files_->Finish([this](int32_t p) { return HasRows(p); },
+                                   [this](int32_t p, OutputFile* file, Checksum* checksum) {
+                                     return EncodePartition(p, file, checksum);
+                                   },
+                                   &output);
     if (!status.ok()) return Fail(status);
     FreeHeld();
     total_nanos_ += NanosSince(start);
@@ -297,7 +268,7 @@ class RowMapWriter::Impl {
     sorted_ = nullptr;
     cursor_ = 0;
     if (row_count_ == 0) return;
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     auto* pointers = reinterpret_cast<uint64_t*>(pointers_.data());
     sorted_ = SortPointersByPartition(pointers, pointers + row_count_, row_count_);
     metrics_.partition_nanos += NanosSince(start);
@@ -344,29 +315,14 @@ class RowMapWriter::Impl {
     return Status::OK();
   }
 
-  // Runs one flush (a spill or the final merge) and books its time: what the codec and the file
-  // writes did not take was converting rows into columns, this writer's gather.
-  template <typename Flush>
-  Status TimedFlush(Flush&& flush) {
-    const int64_t compress_before = encoder_->metrics().compress_nanos;
-    const int64_t write_before = files_->metrics().write_nanos;
-    const auto start = Clock::now();
-    Status status = flush();
-    gather_nanos_ += NanosSince(start) - (encoder_->metrics().compress_nanos - compress_before) -
-                     (files_->metrics().write_nanos - write_before);
-    return status;
-  }
-
   Status DoSpill() {
     if (row_count_ == 0) return Status::OK();
     if (strategy_ == RowWriterStrategy::kScatter) return ConvertStaged();
     SortHeld();
-    SLUICE_RETURN_NOT_OK(TimedFlush([this] {
-      return files_->Spill([this](int32_t p) { return HasRows(p); },
-                           [this](int32_t p, OutputFile* file, Checksum* checksum) {
-                             return EncodePartition(p, file, checksum);
-                           });
-    }));
+    SLUICE_RETURN_NOT_OK(files_->Spill([this](int32_t p) { return HasRows(p); },
+                                       [this](int32_t p, OutputFile* file, Checksum* checksum) {
+                                         return EncodePartition(p, file, checksum);
+                                       }));
     FreeHeld();
     SyncMetrics();
     return Status::OK();
@@ -376,7 +332,7 @@ class RowMapWriter::Impl {
   // (and spills as its budget says), then frees the pages.
   Status ConvertStaged() {
     const auto* pointers = reinterpret_cast<const uint64_t*>(pointers_.data());
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     for (int64_t first = 0; first < row_count_; first += kScatterChunkRows) {
       const int64_t count = std::min(kScatterChunkRows, row_count_ - first);
       row_addresses_.clear();
@@ -393,17 +349,17 @@ class RowMapWriter::Impl {
       SLUICE_RETURN_NOT_OK(converter_->Append(row_addresses_.data(), row_sizes_.data(), count));
       RecordBatch batch = converter_->Finish();
       // The MapWriter's own time is booked by it; only the conversion is this writer's gather.
-      const auto write_start = Clock::now();
+      const auto write_start = SteadyClock::now();
       SLUICE_RETURN_NOT_OK(scatter_writer_->Write(batch, row_partitions_.data()));
-      gather_nanos_ -= NanosSince(write_start);
+      scatter_convert_nanos_ -= NanosSince(write_start);
     }
-    gather_nanos_ += NanosSince(start);
+    scatter_convert_nanos_ += NanosSince(start);
     FreeHeld();
     return Status::OK();
   }
 
   Result<MapOutput> FinishScatter() {
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     Status converted = ConvertStaged();
     if (!converted.ok()) return Fail(converted);
     auto output = scatter_writer_->Finish();
@@ -412,7 +368,7 @@ class RowMapWriter::Impl {
     MapWriterMetrics inner = output->metrics;
     inner.rows = metrics_.rows;
     inner.input_bytes = metrics_.input_bytes;
-    inner.gather_nanos += gather_nanos_;
+    inner.gather_nanos += scatter_convert_nanos_;
     inner.total_nanos = total_nanos_;
     inner.peak_reserved_bytes = std::max(inner.peak_reserved_bytes, metrics_.peak_reserved_bytes);
     metrics_ = inner;
@@ -440,7 +396,9 @@ class RowMapWriter::Impl {
     const auto& file_metrics = files_->metrics();
     metrics_.batches = encoder_metrics.blocks;
     metrics_.blocks = encoder_metrics.blocks;
-    metrics_.gather_nanos = gather_nanos_;
+    // What the flushes spent neither in the codec nor in file writes was converting rows.
+    metrics_.gather_nanos = file_metrics.flush_nanos - file_metrics.write_nanos -
+                            encoder_metrics.compress_nanos;
     metrics_.compress_nanos = encoder_metrics.compress_nanos;
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
@@ -474,7 +432,7 @@ class RowMapWriter::Impl {
   std::vector<const uint8_t*> row_addresses_;
   std::vector<int32_t> row_sizes_;
   std::vector<uint32_t> row_partitions_;
-  int64_t gather_nanos_ = 0;
+  int64_t scatter_convert_nanos_ = 0;  // scatter: converting rows, outside the MapWriter
   int64_t total_nanos_ = 0;
   MapWriterMetrics metrics_;
 };

@@ -7,8 +7,8 @@
 
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 
+#include "sluice/base/stopwatch.h"
 #include "sluice/io/input_file.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/ipc_format.h"
@@ -17,12 +17,6 @@
 namespace sluice {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-int64_t NanosSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
 
 // Spill pieces at least this large go through copy_file_range; smaller ones through one
 // sequential read buffer per spill file, so a merge of many small partitions costs a syscall per
@@ -102,13 +96,40 @@ Status MapOutputFiles::FlushIfFull(OutputFile* file) {
 }
 
 Status MapOutputFiles::TimedFlush(OutputFile* file) {
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   Status status = file->Flush();
   metrics_.write_nanos += NanosSince(start);
   return status;
 }
 
+MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options) {
+  MapOutputFilesOptions files;
+  files.data_path = options.data_path;
+  files.spill_directories = options.spill_directories;
+  if (files.spill_directories.empty()) files.spill_directories.push_back(DirectoryOf(options.data_path));
+  files.checksum = options.checksum;
+  files.overwrite = options.overwrite;
+  files.sync = options.sync;
+  files.file = options.file;
+  if (options.write_spark_files) {
+    const auto names = SparkShuffleFileNames::ForDataFile(options.data_path);
+    files.index_path = options.index_path.empty() ? names.index : options.index_path;
+    if (options.checksum != ChecksumAlgorithm::kNone) {
+      files.checksum_path =
+          options.checksum_path.empty() ? names.Checksum(options.checksum) : options.checksum_path;
+    }
+  }
+  return files;
+}
+
 Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& encode) {
+  const auto flush_start = SteadyClock::now();
+  Status status = WriteSpill(has_rows, encode);
+  metrics_.flush_nanos += NanosSince(flush_start);
+  return status;
+}
+
+Status MapOutputFiles::WriteSpill(const HasRows& has_rows, const EncodePartition& encode) {
   static std::atomic<uint64_t> spill_counter{0};
   const std::string& directory =
       options_.spill_directories[spills_.size() % options_.spill_directories.size()];
@@ -142,6 +163,14 @@ Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& enc
 
 Status MapOutputFiles::Finish(const HasRows& has_rows, const EncodePartition& encode,
                               MapOutput* output) {
+  const auto flush_start = SteadyClock::now();
+  Status status = WriteDataFile(has_rows, encode, output);
+  metrics_.flush_nanos += NanosSince(flush_start);
+  return status;
+}
+
+Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartition& encode,
+                                     MapOutput* output) {
   output->checksum_algorithm = options_.checksum;
   output->offsets.assign(static_cast<size_t>(partition_count_) + 1, 0);
   output->lengths.assign(static_cast<size_t>(partition_count_), 0);
@@ -174,7 +203,7 @@ Status MapOutputFiles::Finish(const HasRows& has_rows, const EncodePartition& en
       const int64_t offset = spill.offsets[p];
       const int64_t length = spill.offsets[p + 1] - offset;
       if (length == 0) continue;
-      const auto copy_start = Clock::now();
+      const auto copy_start = SteadyClock::now();
       if (length >= kKernelCopyMinBytes) {
         SLUICE_RETURN_NOT_OK(
             data->CopyFrom(spill.reader->fd(), spill.reader->path(), offset, length));

@@ -1,30 +1,15 @@
 #include "sluice/write/map_writer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <limits>
 
 #include "rows_by_partition_internal.h"
+#include "sluice/base/stopwatch.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/write/map_output_files.h"
 
 namespace sluice {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-int64_t NanosSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
-}  // namespace
 
 class MapWriter::Impl {
  public:
@@ -53,29 +38,7 @@ class MapWriter::Impl {
     budget_ = options_.memory_budget != nullptr
                   ? options_.memory_budget
                   : std::make_shared<FixedMemoryBudget>(options_.memory_limit);
-    if (options_.spill_directories.empty()) {
-      options_.spill_directories.push_back(DirectoryOf(options_.data_path));
-    }
-    if (options_.write_spark_files) {
-      const auto names = SparkShuffleFileNames::ForDataFile(options_.data_path);
-      if (options_.index_path.empty()) options_.index_path = names.index;
-      if (options_.checksum_path.empty()) {
-        options_.checksum_path = names.Checksum(options_.checksum);
-      }
-      if (options_.checksum == ChecksumAlgorithm::kNone) options_.checksum_path.clear();
-    } else {
-      options_.index_path.clear();
-      options_.checksum_path.clear();
-    }
-    MapOutputFilesOptions files;
-    files.data_path = options_.data_path;
-    files.index_path = options_.index_path;
-    files.checksum_path = options_.checksum_path;
-    files.spill_directories = options_.spill_directories;
-    files.checksum = options_.checksum;
-    files.overwrite = options_.overwrite;
-    files.sync = options_.sync;
-    files.file = options_.file;
+    MapOutputFilesOptions files = OutputFilesOptionsFor(options_);
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
     return Status::OK();
@@ -87,7 +50,7 @@ class MapWriter::Impl {
 
   Status Write(const RecordBatch& batch, const uint32_t* partition_ids) {
     SLUICE_RETURN_NOT_OK(CheckOpen());
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     Status status = DoWrite(batch, partition_ids);
     total_nanos_ += NanosSince(start);
     if (!status.ok()) Abort();
@@ -96,7 +59,7 @@ class MapWriter::Impl {
 
   Status Spill() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
-    const auto start = Clock::now();
+    const auto start = SteadyClock::now();
     Status status = DoSpill();
     total_nanos_ += NanosSince(start);
     if (!status.ok()) Abort();
@@ -146,7 +109,7 @@ class MapWriter::Impl {
     held.batch = batch;
     held.partition_ids.Resize(rows * static_cast<int64_t>(sizeof(uint32_t)));
     auto* ids = reinterpret_cast<uint32_t*>(held.partition_ids.data());
-    const auto partition_start = Clock::now();
+    const auto partition_start = SteadyClock::now();
     if (given_ids != nullptr) {
       for (int64_t row = 0; row < rows; ++row) {
         if (given_ids[row] >= static_cast<uint32_t>(partition_count_)) {
@@ -225,28 +188,14 @@ class MapWriter::Impl {
     return !held_.empty() && sort_.begin(partition) != sort_.end(partition);
   }
 
-  // Runs one flush (a spill or the final merge) and books its time: what the codec and the file
-  // writes did not take was gathering.
-  template <typename Flush>
-  Status TimedFlush(Flush&& flush) {
-    const int64_t compress_before = encoder_->metrics().compress_nanos;
-    const int64_t write_before = files_->metrics().write_nanos;
-    const auto start = Clock::now();
-    Status status = flush();
-    const int64_t elapsed = NanosSince(start);
-    gather_nanos_ += elapsed - (encoder_->metrics().compress_nanos - compress_before) -
-                     (files_->metrics().write_nanos - write_before);
-    return status;
-  }
-
   Status DoSpill() {
     if (held_.empty()) return Status::OK();
     SortHeld();
-    SLUICE_RETURN_NOT_OK(TimedFlush([this] { return files_->Spill(
+    SLUICE_RETURN_NOT_OK(files_->Spill(
         [this](int32_t p) { return HeldHasRows(p); },
         [this](int32_t p, OutputFile* file, Checksum* checksum) {
           return EncodeHeldPartition(p, file, checksum);
-        }); }));
+        }));
     ReleaseHeld();
     SyncMetrics();
     return Status::OK();
@@ -257,7 +206,9 @@ class MapWriter::Impl {
     const auto& encoder_metrics = encoder_->metrics();
     const auto& file_metrics = files_->metrics();
     metrics_.blocks = encoder_metrics.blocks;
-    metrics_.gather_nanos = gather_nanos_;
+    // What the flushes spent neither in the codec nor in file writes was gathering.
+    metrics_.gather_nanos = file_metrics.flush_nanos - file_metrics.write_nanos -
+                            encoder_metrics.compress_nanos;
     metrics_.compress_nanos = encoder_metrics.compress_nanos;
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
@@ -267,16 +218,14 @@ class MapWriter::Impl {
   }
 
   Result<MapOutput> DoFinish() {
-    const auto finish_start = Clock::now();
+    const auto finish_start = SteadyClock::now();
     if (!held_.empty()) SortHeld();
     MapOutput output;
-    SLUICE_RETURN_NOT_OK(TimedFlush([&] {
-      return files_->Finish([this](int32_t p) { return HeldHasRows(p); },
-                            [this](int32_t p, OutputFile* file, Checksum* checksum) {
-                              return EncodeHeldPartition(p, file, checksum);
-                            },
-                            &output);
-    }));
+    SLUICE_RETURN_NOT_OK(files_->Finish([this](int32_t p) { return HeldHasRows(p); },
+                                        [this](int32_t p, OutputFile* file, Checksum* checksum) {
+                                          return EncodeHeldPartition(p, file, checksum);
+                                        },
+                                        &output));
     ReleaseHeld();
     sort_.Release();
     total_nanos_ += NanosSince(finish_start);
@@ -303,7 +252,6 @@ class MapWriter::Impl {
 
   std::unique_ptr<MapOutputFiles> files_;
   int64_t total_nanos_ = 0;
-  int64_t gather_nanos_ = 0;
   MapWriterMetrics metrics_;
 };
 

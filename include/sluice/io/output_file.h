@@ -76,6 +76,9 @@ std::string TemporaryPathFor(const std::string& final_path);
 /// Renames `from` to `to` atomically (same file system). IOError naming both on failure.
 Status RenameFile(const std::string& from, const std::string& to);
 
+/// Returns the directory part of `path` ("." when it has none).
+std::string DirectoryOf(const std::string& path);
+
 /// Fsyncs the directory holding `path`, so a rename in it is durable.
 Status SyncDirectoryOf(const std::string& path);
 

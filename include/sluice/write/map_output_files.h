@@ -26,6 +26,7 @@
 namespace sluice {
 
 struct MapOutput;
+struct MapWriterOptions;
 
 /// Where a map task's files go and how they are committed.
 struct MapOutputFilesOptions {
@@ -45,8 +46,16 @@ struct MapOutputFilesMetrics {
   int64_t spills = 0;
   int64_t spill_bytes = 0;
   int64_t output_bytes = 0;
+  /// Time in writes and copies of file bytes.
   int64_t write_nanos = 0;
+  /// Time inside Spill() and Finish(), the writers' encoding included: a writer's gathering is
+  /// this minus write_nanos minus its codec time, measured once per flush, not per block.
+  int64_t flush_nanos = 0;
 };
+
+/// The files part of a writer's options: paths (Spark's names derived from the data file when
+/// asked), spill directories (the data file's directory when none), checksum, commit.
+MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options);
 
 class MapOutputFiles {
  public:
@@ -86,6 +95,8 @@ class MapOutputFiles {
   MapOutputFiles(MapOutputFilesOptions options, int32_t partition_count,
                  std::span<const uint8_t> schema_message);
   Status TimedFlush(OutputFile* file);
+  Status WriteSpill(const HasRows& has_rows, const EncodePartition& encode);
+  Status WriteDataFile(const HasRows& has_rows, const EncodePartition& encode, MapOutput* output);
   Status Commit(const MapOutput& output);
 
   MapOutputFilesOptions options_;
