@@ -5,7 +5,7 @@ import ctypes
 import pyarrow as pa
 
 from sluice._native import ArrowArray, ArrowSchema, check, library
-from sluice.writer import _options, _read_output
+from sluice.writer import _NativeWriter, _options, _read_output
 
 
 def rows_from_arrow(batch):
@@ -23,7 +23,7 @@ def rows_from_arrow(batch):
         library.sluice_free(out_data)
 
 
-class RowMapWriter:
+class RowMapWriter(_NativeWriter):
     """Writes one map task's output from UnsafeRows. Settings: MapWriter's, plus page_bytes,
     strategy (auto | sort | scatter) and validate_utf8."""
 
@@ -56,20 +56,5 @@ class RowMapWriter:
         self.output = _read_output(handle)
         return self.output
 
-    def close(self):
-        if self._writer:
-            library.sluice_row_writer_free(self._writer)
-            self._writer = ctypes.c_void_p()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, traceback):
-        try:
-            if exc_type is None and self.output is None:
-                self.finish()
-        finally:
-            self.close()
-
-    def __del__(self):
-        self.close()
+RowMapWriter._free = staticmethod(library.sluice_row_writer_free)

@@ -54,7 +54,32 @@ def _setting_text(value):
     return str(value)
 
 
-class MapWriter:
+class _NativeWriter:
+    """Lifetime shared by the writers: `with` finishes on success, and the handle is freed (which
+    aborts an unfinished writer, removing its files) on close, exit or garbage collection."""
+
+    _free = None  # the C function that frees the handle
+
+    def close(self):
+        if getattr(self, "_writer", None):
+            type(self)._free(self._writer)
+            self._writer = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        try:
+            if exc_type is None and self.output is None:
+                self.finish()
+        finally:
+            self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class MapWriter(_NativeWriter):
     """Writes one map task's output. Settings are the keys of MapWriterSettings with '_' or '-'
     (partitioning, partitions, keys, codec, memory_budget, checksum, data_path, spark_files...).
 
@@ -103,20 +128,5 @@ class MapWriter:
     def abort(self):
         library.sluice_map_writer_abort(self._writer)
 
-    def close(self):
-        if self._writer:
-            library.sluice_map_writer_free(self._writer)
-            self._writer = ctypes.c_void_p()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, traceback):
-        try:
-            if exc_type is None and self.output is None:
-                self.finish()
-        finally:
-            self.close()
-
-    def __del__(self):
-        self.close()
+MapWriter._free = staticmethod(library.sluice_map_writer_free)
