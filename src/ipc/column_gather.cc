@@ -367,7 +367,8 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
       const Offset* offsets = this->offsets_[source];
       const int64_t begin = offsets[start];
       const int64_t size = offsets[start + count] - begin;
-      std::memcpy(dest, bytes_[source] + begin, static_cast<size_t>(size));
+      // A run of empty values may come from an array without a data buffer (null pointer).
+      if (size > 0) std::memcpy(dest, bytes_[source] + begin, static_cast<size_t>(size));
       dest += size;
     });
   }
