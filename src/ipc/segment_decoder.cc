@@ -376,7 +376,8 @@ class SegmentDecoder::Impl {
       if (plan.kind != ColumnKind::kNested) {
         SLUICE_RETURN_NOT_OK(AssembleFlat(plan, field.name, message, &column));
       } else {
-        SLUICE_RETURN_NOT_OK(Assemble(*field.type, field.name, message, &column));
+        path_.assign(field.name);
+        SLUICE_RETURN_NOT_OK(Assemble(*field.type, message, &column));
         Status valid = ValidateArray(column, field.name);
         if (!valid.ok()) {
           return Status::Corrupt(source_, ": byte ", base_offset_ + message.start,
@@ -579,8 +580,10 @@ class SegmentDecoder::Impl {
     return Status::OK();
   }
 
-  Status Assemble(const DataType& type, const std::string& path, const Message& message,
-                  ArrayData* out) {
+  // Assembles a nested column. `path_` holds the field's path, for errors: it is extended and
+  // cut back per child, so a warm decoder builds no strings per block.
+  Status Assemble(const DataType& type, const Message& message, ArrayData* out) {
+    const std::string& path = path_;
     const fb::FieldNode* node = nodes_->Get(static_cast<flatbuffers::uoffset_t>(node_index_++));
     const int64_t length = node->length();
     const int64_t null_count = node->null_count();
@@ -605,9 +608,12 @@ class SegmentDecoder::Impl {
     }
     const auto& children = type.children();
     out->children.resize(children.size());
+    const size_t path_length = path_.size();
     for (size_t c = 0; c < children.size(); ++c) {
-      SLUICE_RETURN_NOT_OK(
-          Assemble(*children[c].type, path + "." + children[c].name, message, &out->children[c]));
+      path_.append(".").append(children[c].name);
+      Status assembled = Assemble(*children[c].type, message, &out->children[c]);
+      path_.resize(path_length);
+      SLUICE_RETURN_NOT_OK(assembled);
     }
     if (type.id() == TypeId::kStruct) {
       // Struct children must cover the struct; keep them aligned with it.
@@ -654,6 +660,7 @@ class SegmentDecoder::Impl {
   std::shared_ptr<BlockArena> arena_;
   bool uses_input_bytes_ = false;
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_ = nullptr;
+  std::string path_;  // the field Assemble is at, for errors
   int64_t node_index_ = 0;
   int64_t buffer_index_ = 0;
 };
