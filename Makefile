@@ -29,7 +29,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps $(ASAN_BUILD)/build.ninja
-	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sluice_tests
 
 ## test: every test: unit tests, the same under ASan+UBSan, pyarrow interop, bounded fuzzing.
 test: test-unit test-asan test-interop test-fuzz test-spark test-cli
