@@ -35,7 +35,7 @@ enum class ColumnKind : uint8_t { kNull, kFixedWidth, kBinary, kLargeBinary, kNe
 
 struct ColumnPlan {
   ColumnKind kind = ColumnKind::kNested;
-  int bit_width = 0;     // kFixedWidth
+  int64_t bit_width = 0;  // kFixedWidth
   int buffer_count = 0;  // buffers the column takes from the message
 };
 
@@ -49,7 +49,10 @@ ColumnPlan PlanColumn(const DataType& type) {
     plan.kind = ColumnKind::kNull;
   } else if (IsFixedWidth(id)) {
     plan.kind = ColumnKind::kFixedWidth;
-    plan.bit_width = BitWidth(type);
+    // In 64 bits: a schema may declare any fixed-size binary width, and BitWidth's int
+    // overflows above 2^28 bytes.
+    plan.bit_width =
+        id == TypeId::kFixedSizeBinary ? int64_t{type.byte_width()} * 8 : int64_t{BitWidth(type)};
   } else if (IsBinaryLike(id)) {
     plan.kind = HasLargeOffsets(id) ? ColumnKind::kLargeBinary : ColumnKind::kBinary;
   }
@@ -239,13 +242,23 @@ class SegmentDecoder::Impl {
       return message;
     }
     pending_cached_ = nullptr;
-    flatbuffers::Verifier verifier(message.metadata, static_cast<size_t>(metadata_size),
+    // Flatbuffers are read in place, which needs 8-byte aligned memory: the verifier checks
+    // alignment only relative to the buffer's start. Bytes handed over at any address, a
+    // pre-0.15 4-byte prefix or a metadata length off the 8-byte grid misalign it; such
+    // metadata is read from an aligned copy (valid until the next message).
+    const uint8_t* metadata = message.metadata;
+    if (!IsAligned(metadata)) {
+      metadata_copy_.Resize(0);
+      metadata_copy_.Append(metadata, metadata_size);
+      metadata = metadata_copy_.data();
+    }
+    flatbuffers::Verifier verifier(metadata, static_cast<size_t>(metadata_size),
                                    kMaxFlatbufferDepth, kMaxFlatbufferTables);
     if (!fb::VerifyMessageBuffer(verifier)) {
       return CorruptAt(position_ + prefix, "message metadata (", metadata_size,
                        " bytes) is not a valid Arrow IPC Message flatbuffer");
     }
-    message.flatbuffer = fb::GetMessage(message.metadata);
+    message.flatbuffer = fb::GetMessage(metadata);
     const auto version = message.flatbuffer->version();
     if (version < fb::MetadataVersion::V4 || version > fb::MetadataVersion::V5) {
       return CorruptAt(position_ + prefix, "unsupported metadata version ",
@@ -542,7 +555,7 @@ class SegmentDecoder::Impl {
     const BufferView& values = column->buffers[1];
     if (plan.kind == ColumnKind::kFixedWidth) {
       int64_t needed_bits = 0;
-      if (__builtin_mul_overflow(length, int64_t{plan.bit_width}, &needed_bits) ||
+      if (__builtin_mul_overflow(length, plan.bit_width, &needed_bits) ||
           values.size < needed_bits / 8 + (needed_bits % 8 != 0)) {
         return invalid("the values buffer has ", values.size, " bytes, too few for ", length,
                        " values of ", plan.bit_width, " bits");
@@ -661,6 +674,7 @@ class SegmentDecoder::Impl {
   bool uses_input_bytes_ = false;
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_ = nullptr;
   std::string path_;  // the field Assemble is at, for errors
+  AlignedBuffer metadata_copy_;  // metadata that arrived misaligned
   int64_t node_index_ = 0;
   int64_t buffer_index_ = 0;
 };
