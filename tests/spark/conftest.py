@@ -81,11 +81,15 @@ def _sorted_rows(rows):
     return sorted((tuple(r) for r in rows), key=repr)
 
 
-def collect_both(spark, build_query, expect_sluice=True):
+def collect_both(spark, build_query, expect_sluice=True, check_plan=None):
     """Runs build_query(spark) with Sluice and with Spark's shuffle; returns both results,
-    sorted, after checking Sluice took (or did not take) the shuffles."""
+    sorted, after checking Sluice took (or did not take) the shuffles. check_plan, when given,
+    is called with the executed plan of the Sluice run (after it ran)."""
     before = sluice_count(spark)
-    with_sluice = build_query(spark).collect()
+    sluice_df = build_query(spark)
+    with_sluice = sluice_df.collect()
+    if check_plan is not None:
+        check_plan(sluice_df._jdf.queryExecution().executedPlan().toString())
     used = sluice_count(spark) - before
     if expect_sluice:
         assert used > 0, "the query's shuffles did not go through Sluice:\n" + fallback_reasons(spark)
@@ -99,8 +103,8 @@ def collect_both(spark, build_query, expect_sluice=True):
     return _sorted_rows(with_sluice), _sorted_rows(with_spark)
 
 
-def assert_same_as_spark(spark, build_query, expect_sluice=True):
-    sluice_rows, spark_rows = collect_both(spark, build_query, expect_sluice)
+def assert_same_as_spark(spark, build_query, expect_sluice=True, check_plan=None):
+    sluice_rows, spark_rows = collect_both(spark, build_query, expect_sluice, check_plan)
     assert len(sluice_rows) == len(spark_rows)
     assert sluice_rows == spark_rows
     return sluice_rows

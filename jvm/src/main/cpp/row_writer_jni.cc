@@ -11,39 +11,11 @@
 #include <vector>
 
 #include "jni_bridge.h"
-#include "sluice/base/byte_size.h"
 #include "sluice/row/row_map_writer.h"
 #include "sluice/row/spark_type.h"
-#include "sluice/write/map_writer_settings.h"
 
 namespace sluice::jni {
 namespace {
-
-/// Settings only the row writer has; every other key goes to ApplyMapWriterSetting.
-Status ApplyRowWriterSetting(RowMapWriterOptions* options, const std::string& key,
-                             const std::string& value) {
-  if (key == "page-bytes") {
-    SLUICE_ASSIGN_OR_RAISE(options->page_bytes, ParseByteSize(value));
-    return Status::OK();
-  }
-  if (key == "strategy") {
-    if (value == "auto") {
-      options->strategy = RowWriterStrategy::kAuto;
-    } else if (value == "sort") {
-      options->strategy = RowWriterStrategy::kSort;
-    } else if (value == "scatter") {
-      options->strategy = RowWriterStrategy::kScatter;
-    } else {
-      return Status::Invalid("setting 'strategy': '", value, "' is not auto, sort or scatter");
-    }
-    return Status::OK();
-  }
-  if (key == "validate-utf8") {
-    SLUICE_ASSIGN_OR_RAISE(options->validate_utf8, ParseBoolean(value));
-    return Status::OK();
-  }
-  return ApplyMapWriterSetting(&options->writer, key, value);
-}
 
 Result<std::unique_ptr<RowMapWriter>> MakeWriter(const std::string& schema_text,
                                                  int32_t partition_count,
@@ -58,7 +30,7 @@ Result<std::unique_ptr<RowMapWriter>> MakeWriter(const std::string& schema_text,
   options.writer.memory_limit = -1;
   if (keys.size() != values.size()) return Status::Invalid("settings: keys and values differ");
   for (size_t i = 0; i < keys.size(); ++i) {
-    SLUICE_RETURN_NOT_OK(ApplyRowWriterSetting(&options, keys[i], values[i]));
+    SLUICE_RETURN_NOT_OK(ApplyRowMapWriterSetting(&options, keys[i], values[i]));
   }
   options.writer.data_path = data_path;
   options.writer.write_spark_files = false;  // Spark's IndexShuffleBlockResolver writes them
