@@ -5,6 +5,7 @@ Spark UI shows them (its REST API, /api/v1/applications/<app>/stages)."""
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -18,6 +19,7 @@ def main():
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
+    local_dir = tempfile.mkdtemp(prefix="sluice-spark-demo-")
     spark = (
         SparkSession.builder.master("local-cluster[2,1,1024]").appName("sluice-spark-demo")
         .config("spark.driver.extraClassPath", jar)
@@ -26,7 +28,7 @@ def main():
         .config("spark.sql.extensions", "org.apache.spark.sql.sluice.SluiceExtensions")
         .config("spark.sql.shuffle.partitions", "64")
         .config("spark.sql.autoBroadcastJoinThreshold", "-1")
-        .config("spark.local.dir", tempfile.mkdtemp(prefix="sluice-spark-demo-"))
+        .config("spark.local.dir", local_dir)
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate())
     spark.sparkContext.setLogLevel("WARN")
@@ -98,6 +100,7 @@ def main():
     print("(Each run starts cold: the first also pays JVM warm-up, so the times are not a "
           "benchmark; see bench/ for measurements.)")
     spark.stop()
+    shutil.rmtree(local_dir, ignore_errors=True)
     sys.exit(0 if same else 1)
 
 
