@@ -9,7 +9,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * Loads libsluice_jni.so once per JVM: from the path in the system property or environment
  * variable SLUICE_JNI_LIBRARY when set (development), otherwise from the jar's resource
- * native/linux-x86_64/, extracted to a temporary file that is deleted when the JVM exits.
+ * native/linux-x86_64/, extracted to a temporary file that is deleted as soon as it is loaded
+ * (Linux keeps a loaded library mapped), so even a killed executor leaves nothing behind.
  */
 public final class NativeLibrary {
   private static final String RESOURCE = "/native/linux-x86_64/libsluice_jni.so";
@@ -47,9 +48,12 @@ public final class NativeLibrary {
         throw new UnsatisfiedLinkError("the jar has no " + RESOURCE + " (build it with make jar)");
       }
       File file = File.createTempFile("libsluice_jni", ".so");
-      file.deleteOnExit();
-      Files.copy(in, file.toPath(), StandardCopyOption.REPLACE_EXISTING);
-      System.load(file.getAbsolutePath());
+      try {
+        Files.copy(in, file.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        System.load(file.getAbsolutePath());
+      } finally {
+        file.delete();
+      }
     } catch (IOException e) {
       UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot extract " + RESOURCE + ": " + e);
       error.initCause(e);
