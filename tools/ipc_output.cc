@@ -10,7 +10,7 @@ namespace sluice::cli {
 
 namespace {
 
-// Standard output is written in 4 MiB pieces, like OutputFile's default flush size.
+// Standard output is written in 4 MiB pieces: few syscalls, and stdout is written once per run.
 constexpr int64_t kStandardOutputFlushBytes = int64_t{4} << 20;
 
 }  // namespace

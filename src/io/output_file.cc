@@ -25,7 +25,11 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(std::string path,
 }
 
 OutputFile::OutputFile(std::string path, int fd, const OutputFileOptions& options)
-    : path_(std::move(path)), fd_(fd), flush_bytes_(options.flush_bytes) {}
+    : path_(std::move(path)), fd_(fd), flush_bytes_(options.flush_bytes) {
+  // Room for a full flush and the block that crosses it, so appends never regrow (and copy) the
+  // buffer; pages are touched only as they fill.
+  pending_.Reserve(2 * flush_bytes_);
+}
 
 OutputFile::~OutputFile() {
   if (!keep_) {

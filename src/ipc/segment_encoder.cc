@@ -107,7 +107,9 @@ class SegmentEncoder::Impl {
     int64_t body_length = 0;
     if (codec_ == CompressionCodec::kNone) {
       body_length = LayOutBody();
-      out->Reserve(message_start + template_.size() + body_length);
+      // Eight spare bytes: each buffer's padding is zeroed with one 8-byte store that may run into
+      // the next buffer's first bytes (written after it) or past the body's end.
+      out->Reserve(message_start + template_.size() + body_length + 8);
       out->Append(template_.data(), template_.size());
       uint8_t* body = out->AppendUninitialized(body_length);
       for (size_t i = 0; i < plan_.buffers.size(); ++i) {
@@ -118,8 +120,7 @@ class SegmentEncoder::Impl {
         } else {
           buffer.destination = dest;
         }
-        const int64_t padded = bits::RoundUp(buffer.size, kBufferAlignment);
-        std::memset(dest + buffer.size, 0, static_cast<size_t>(padded - buffer.size));
+        bits::StoreUnaligned<uint64_t>(dest + buffer.size, 0);
       }
       WriteColumns(selection);
     } else {
