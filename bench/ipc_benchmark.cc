@@ -172,6 +172,35 @@ void DecodeArguments(benchmark::internal::Benchmark* benchmark) {
 }
 BENCHMARK(BM_DecodeBlock)->Apply(DecodeArguments)->ArgNames({"columns", "rows", "cached", "codec"});
 
+// The schema step alone, to size it against BM_DecodeBlock: a cache hit (the bytes compared
+// with the cached schema's) or a miss (verified and parsed).
+void BM_DecodeSchemaOnly(benchmark::State& state) {
+  const int columns = static_cast<int>(state.range(0));
+  const bool cached = state.range(1) != 0;
+  RecordBatch batch = workload::AlternatingBatch(columns, 64);
+  auto encoder = SegmentEncoder::Make(batch.schema()).ValueOrDie();
+  AlignedBuffer segment;
+  if (!encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &segment).ok()) {
+    state.SkipWithError("encode failed");
+    return;
+  }
+  SegmentDecoder shared_decoder;
+  for (auto _ : state) {
+    std::unique_ptr<SegmentDecoder> fresh;
+    SegmentDecoder* decoder = &shared_decoder;
+    if (!cached) {
+      fresh = std::make_unique<SegmentDecoder>();
+      decoder = fresh.get();
+    }
+    Status status = decoder->Begin(segment.data(), segment.size(), nullptr, "bench");
+    if (status.ok()) status = decoder->ReadSchema();
+    if (!status.ok()) state.SkipWithError(status.ToString().c_str());
+    benchmark::DoNotOptimize(decoder->schema());
+  }
+  state.SetLabel(std::to_string(columns) + " columns/" + (cached ? "cached" : "uncached"));
+}
+BENCHMARK(BM_DecodeSchemaOnly)->ArgNames({"columns", "cached"})->Args({5, 1})->Args({5, 0})->Args({50, 1})->Args({50, 0});
+
 }  // namespace
 }  // namespace sluice
 
