@@ -82,7 +82,7 @@ Status ArrayValidator::ValidateValidity(const ArrayData& array, int64_t end) con
 
 Status ArrayValidator::ValidateFixedWidth(const ArrayData& array, int64_t end) const {
   if (array.length == 0) return Status::OK();
-  const int bit_width = BitWidth(*array.type);
+  const int64_t bit_width = BitWidth(*array.type);
   int64_t bit_count = 0;
   if (__builtin_mul_overflow(end, static_cast<int64_t>(bit_width), &bit_count)) {
     return Fail("offset ", array.offset, " + length ", array.length, " of ", bit_width,

@@ -239,7 +239,7 @@ bool IsFixedWidth(TypeId id) {
   }
 }
 
-int BitWidth(const DataType& type) {
+int64_t BitWidth(const DataType& type) {
   switch (type.id()) {
     case TypeId::kBoolean:
       return 1;
@@ -262,7 +262,7 @@ int BitWidth(const DataType& type) {
     case TypeId::kDecimal128:
       return 128;
     case TypeId::kFixedSizeBinary:
-      return type.byte_width() * 8;
+      return int64_t{type.byte_width()} * 8;
     default:
       return 0;
   }

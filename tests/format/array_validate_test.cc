@@ -259,5 +259,19 @@ TEST(ArrayValidateTest, ReadsUnalignedOffsets) {
   EXPECT_TRUE(ValidateArray(array, "u").ok());
 }
 
+TEST(ArrayValidateTest, HugeFixedSizeBinaryWidthIsCheckedWithoutOverflow) {
+  // BitWidth() was an int: a width above 2^28 bytes overflowed byte_width * 8 (the partition
+  // reader's fuzzer reached it through a nested fixed_size_binary column).
+  auto type = DataType::FixedSizeBinary(1 << 30);
+  const uint8_t bytes[16] = {};
+  ArrayData array;
+  array.type = type.get();
+  array.length = 1;
+  array.buffers[1] = BufferView{bytes, sizeof(bytes)};
+  Status status = ValidateArray(array, "w");
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("values buffer"), std::string::npos) << status.ToString();
+}
+
 }  // namespace
 }  // namespace sluice

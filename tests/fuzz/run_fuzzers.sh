@@ -2,7 +2,7 @@
 # Runs every libFuzzer target in a build for a bounded time, starting from its committed seed
 # corpus (copied, so the committed corpus does not grow). Fails if any target finds a crash.
 set -euo pipefail
-build_dir=${1:?usage: run_fuzzers.sh BUILD_DIR}
+build_dir=$(cd "${1:?usage: run_fuzzers.sh BUILD_DIR}" && pwd)
 seconds=${FUZZ_SECONDS:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)

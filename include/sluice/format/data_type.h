@@ -143,7 +143,7 @@ std::string_view TimeUnitName(TimeUnit unit);
 bool IsFixedWidth(TypeId id);
 
 /// Returns the number of bits per value of a fixed-width type (1 for boolean), 0 otherwise.
-int BitWidth(const DataType& type);
+int64_t BitWidth(const DataType& type);
 
 /// Returns true for utf8, binary and their large variants.
 bool IsBinaryLike(TypeId id);
