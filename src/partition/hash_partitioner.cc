@@ -4,6 +4,7 @@
 
 #include "partition/column_hash_internal.h"
 #include "partition/partitioner_internal.h"
+#include "partition/row_prefetch_internal.h"
 #include "sluice/partition/positive_modulo.h"
 #include "sluice/partition/spark_hash.h"
 
@@ -30,6 +31,7 @@ class HashPartitioner final : public Partitioner {
     for (int64_t first = 0; first < rows; first += kPartitionChunkRows) {
       const int64_t count = std::min(kPartitionChunkRows, rows - first);
       uint32_t* states = partition_ids + first;
+      PrefetchNextChunk(batch, keys_.indices(), first + count, kPartitionChunkRows);
       std::fill(states, states + count, MurmurHash3Spark::kSeed);
       for (const int key : keys_.indices()) {
         FoldColumnMurmur3(batch.column(static_cast<size_t>(key)), first, count, states);

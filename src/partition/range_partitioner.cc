@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "partition/partitioner_internal.h"
+#include "partition/row_prefetch_internal.h"
 #include "partition/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
 
@@ -439,6 +440,7 @@ class RangePartitioner final : public Partitioner {
     const size_t key_count = range_keys_.size();
     for (int64_t first = 0; first < rows; first += kPartitionChunkRows) {
       const int64_t count = std::min(kPartitionChunkRows, rows - first);
+      PrefetchNextChunk(batch, keys_.indices(), first + count, kPartitionChunkRows);
       for (size_t c = 0; c < key_count; ++c) {
         const ArrayData& column = batch.column(static_cast<size_t>(keys_.indices()[c]));
         range_keys_[c]->Narrow(column, first, count, c == 0, c + 1 < key_count,
