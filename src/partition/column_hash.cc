@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "partition/column_hash_internal.h"
-#include "partition/simd_dispatch_internal.h"
+#include "base/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/partition/spark_hash.h"
 

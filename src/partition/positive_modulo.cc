@@ -1,6 +1,6 @@
 #include "sluice/partition/positive_modulo.h"
 
-#include "partition/simd_dispatch_internal.h"
+#include "base/simd_dispatch_internal.h"
 
 #if SLUICE_HAVE_AVX2_DISPATCH
 #include <immintrin.h>

@@ -23,7 +23,7 @@
 
 #include "partition/partitioner_internal.h"
 #include "partition/row_prefetch_internal.h"
-#include "partition/simd_dispatch_internal.h"
+#include "base/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
 
 namespace sluice::internal {

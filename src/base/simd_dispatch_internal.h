@@ -1,9 +1,9 @@
 // Runtime choice between portable loops and AVX2 builds of the same loops.
 //
-// Sluice is built for baseline x86-64 (SSE2), but the partitioning loops are 2-4x faster with
-// AVX2's 8-lane 32-bit multiplies. The hot loops are therefore compiled twice, once with
-// SLUICE_TARGET_AVX2, and the CPU is asked once which one to run. The choice is made per column
-// and chunk of rows, never per row.
+// Sluice is built for baseline x86-64 (SSE2), but some hot loops are much faster with AVX2 (the
+// partitioning loops 2-4x, with 8-lane 32-bit multiplies). Those loops are compiled twice, once
+// with SLUICE_TARGET_AVX2, and the CPU is asked once which one to run. The choice is made per
+// column and chunk of rows, never per row.
 #pragma once
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
