@@ -44,6 +44,34 @@ fb::CompressionType ArrowCodec(CompressionCodec codec) {
 
 }  // namespace
 
+struct GatheredBlocks::State {
+  struct Block {
+    ipc::BlockPlan plan;
+    // Where each gathered buffer starts in `scratch` (which may move while blocks are added).
+    std::vector<int64_t> scratch_offsets;
+    int64_t rows = 0;
+  };
+  std::vector<Block> blocks;  // the first `count` are in use; the rest keep their capacity
+  size_t count = 0;
+  AlignedBuffer scratch;
+};
+
+GatheredBlocks::GatheredBlocks() : state_(std::make_unique<State>()) {}
+GatheredBlocks::~GatheredBlocks() = default;
+void GatheredBlocks::Clear() {
+  state_->count = 0;
+  state_->scratch.Clear();
+}
+size_t GatheredBlocks::size() const {
+  return state_->count;
+}
+int64_t GatheredBlocks::gathered_bytes() const {
+  return state_->scratch.size();
+}
+int64_t GatheredBlocks::scratch_capacity() const {
+  return state_->scratch.capacity();
+}
+
 class SegmentEncoder::Impl {
  public:
   Impl(const Schema& schema, const SegmentEncoderOptions& options) {
@@ -89,58 +117,120 @@ class SegmentEncoder::Impl {
 
   template <typename Selection>
   Status Append(const Selection& selection, AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
+    if (codec_ != CompressionCodec::kNone) {
+      inline_blocks_.Clear();
+      SLUICE_RETURN_NOT_OK(Gather(selection, inline_blocks_.state_.get()));
+      return Frame(inline_blocks_.state_.get(), 0, out, metrics);
+    }
     SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
     const int64_t length = selection.count;
-    plan_.Clear();
-    for (auto& column : columns_) column->Plan(selection, &plan_);
-    if (plan_.offsets_overflow) {
-      return Status::Invalid("a block of ", length,
-                             " rows holds more than 2^31 values or bytes in a column with 32-bit "
-                             "offsets; lower the target block size");
-    }
-    SLUICE_DCHECK(static_cast<int>(plan_.nodes.size()) == node_count_);
-    SLUICE_DCHECK(static_cast<int>(plan_.buffers.size()) == buffer_count_);
-
-    int64_t uncompressed = 0;
-    for (const auto& buffer : plan_.buffers) uncompressed += buffer.size;
+    SLUICE_RETURN_NOT_OK(PlanBlock(selection, &plan_));
     const int64_t message_start = out->size();
-    int64_t body_length = 0;
-    if (codec_ == CompressionCodec::kNone) {
-      body_length = LayOutBody();
-      // Eight spare bytes: each buffer's padding is zeroed with one 8-byte store that may run into
-      // the next buffer's first bytes (written after it) or past the body's end.
-      out->Reserve(message_start + template_.size() + body_length + 8);
-      out->Append(template_.data(), template_.size());
-      uint8_t* body = out->AppendUninitialized(body_length);
-      for (size_t i = 0; i < plan_.buffers.size(); ++i) {
-        PlannedBuffer& buffer = plan_.buffers[i];
-        uint8_t* dest = body + buffer_offsets_[i];
-        if (buffer.direct != nullptr) {
-          std::memcpy(dest, buffer.direct, static_cast<size_t>(buffer.size));
-        } else {
-          buffer.destination = dest;
-        }
-        bits::StoreUnaligned<uint64_t>(dest + buffer.size, 0);
+    const int64_t body_length = LayOutBody();
+    // Eight spare bytes: each buffer's padding is zeroed with one 8-byte store that may run into
+    // the next buffer's first bytes (written after it) or past the body's end.
+    out->Reserve(message_start + template_.size() + body_length + 8);
+    out->Append(template_.data(), template_.size());
+    uint8_t* body = out->AppendUninitialized(body_length);
+    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+      PlannedBuffer& buffer = plan_.buffers[i];
+      uint8_t* dest = body + buffer_offsets_[i];
+      if (buffer.direct != nullptr) {
+        std::memcpy(dest, buffer.direct, static_cast<size_t>(buffer.size));
+      } else {
+        buffer.destination = dest;
       }
-      WriteColumns(selection);
-    } else {
-      GatherIntoScratch(selection);
-      // Only compression is timed here (its calls cost microseconds); gathering is the rest of
-      // the caller's encode time, measured by the caller once per flush, not twice per block.
-      const auto compress_start = SteadyClock::now();
-      out->Append(template_.data(), template_.size());
-      SLUICE_ASSIGN_OR_RAISE(body_length, CompressBody(out));
-      metrics->compress_nanos += NanosSince(compress_start);
+      bits::StoreUnaligned<uint64_t>(dest + buffer.size, 0);
     }
-    PatchMetadata(out->data() + message_start, length, body_length);
+    WriteColumns(selection, &plan_);
+    PatchMetadata(out->data() + message_start, length, body_length, plan_);
     metrics->blocks += 1;
     metrics->rows += length;
-    metrics->uncompressed_body_bytes += uncompressed;
+    metrics->uncompressed_body_bytes += UncompressedBytes(plan_);
+    metrics->encoded_bytes += out->size() - message_start;
+    return Status::OK();
+  }
+
+  // Compressing encoders: plans a block and gathers every buffer that is not used in place
+  // into the blocks' scratch, the codec's input; adds the block to `blocks`. Touches the gather
+  // tree and the bound batches, never the codec.
+  template <typename Selection>
+  Status Gather(const Selection& selection, GatheredBlocks::State* blocks) {
+    SLUICE_DCHECK(codec_ != CompressionCodec::kNone);
+    if (blocks->count == blocks->blocks.size()) blocks->blocks.emplace_back();
+    GatheredBlocks::State::Block& block = blocks->blocks[blocks->count];
+    SLUICE_RETURN_NOT_OK(PlanBlock(selection, &block.plan));
+    const int64_t start = blocks->scratch.size();
+    int64_t position = start;
+    block.scratch_offsets.resize(block.plan.buffers.size());
+    for (size_t i = 0; i < block.plan.buffers.size(); ++i) {
+      const PlannedBuffer& buffer = block.plan.buffers[i];
+      block.scratch_offsets[i] = position;
+      if (buffer.direct == nullptr) position += bits::RoundUp(buffer.size, kBufferAlignment);
+    }
+    blocks->scratch.Resize(position);
+    for (size_t i = 0; i < block.plan.buffers.size(); ++i) {
+      PlannedBuffer& buffer = block.plan.buffers[i];
+      if (buffer.direct == nullptr) {
+        buffer.destination = blocks->scratch.data() + block.scratch_offsets[i];
+      }
+    }
+    WriteColumns(selection, &block.plan);
+    block.rows = selection.count;
+    blocks->count += 1;
+    return Status::OK();
+  }
+
+  // Compressing encoders: compresses gathered block `index` and appends its RecordBatch message
+  // to `out`. Touches the codec, the blocks and the framing state, never the gather tree.
+  Status Frame(GatheredBlocks::State* blocks, size_t index, AlignedBuffer* out,
+               SegmentEncoderMetrics* metrics) {
+    SLUICE_DCHECK(codec_ != CompressionCodec::kNone);
+    SLUICE_DCHECK(index < blocks->count);
+    SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
+    GatheredBlocks::State::Block& block = blocks->blocks[index];
+    for (size_t i = 0; i < block.plan.buffers.size(); ++i) {
+      PlannedBuffer& buffer = block.plan.buffers[i];
+      if (buffer.direct == nullptr) {
+        buffer.destination = blocks->scratch.data() + block.scratch_offsets[i];
+      }
+    }
+    // Only compression is timed here (its calls cost microseconds); gathering is the rest of
+    // the caller's encode time, measured by the caller once per flush, not twice per block.
+    const auto compress_start = SteadyClock::now();
+    const int64_t message_start = out->size();
+    out->Append(template_.data(), template_.size());
+    SLUICE_ASSIGN_OR_RAISE(const int64_t body_length, CompressBody(block.plan, out));
+    metrics->compress_nanos += NanosSince(compress_start);
+    PatchMetadata(out->data() + message_start, block.rows, body_length, block.plan);
+    metrics->blocks += 1;
+    metrics->rows += block.rows;
+    metrics->uncompressed_body_bytes += UncompressedBytes(block.plan);
     metrics->encoded_bytes += out->size() - message_start;
     return Status::OK();
   }
 
  private:
+  template <typename Selection>
+  Status PlanBlock(const Selection& selection, ipc::BlockPlan* plan) {
+    plan->Clear();
+    for (auto& column : columns_) column->Plan(selection, plan);
+    if (plan->offsets_overflow) {
+      return Status::Invalid("a block of ", selection.count,
+                             " rows holds more than 2^31 values or bytes in a column with 32-bit "
+                             "offsets; lower the target block size");
+    }
+    SLUICE_DCHECK(static_cast<int>(plan->nodes.size()) == node_count_);
+    SLUICE_DCHECK(static_cast<int>(plan->buffers.size()) == buffer_count_);
+    return Status::OK();
+  }
+
+  static int64_t UncompressedBytes(const ipc::BlockPlan& plan) {
+    int64_t bytes = 0;
+    for (const auto& buffer : plan.buffers) bytes += buffer.size;
+    return bytes;
+  }
+
   // Builds the RecordBatch message once, with every field present, and records where the
   // per-block values live so that a block only patches them.
   void BuildRecordBatchTemplate() {
@@ -152,8 +242,8 @@ class SegmentEncoder::Impl {
     auto buffers_offset = builder.CreateVectorOfStructs(buffers);
     flatbuffers::Offset<fb::BodyCompression> compression;
     if (codec_ != CompressionCodec::kNone) {
-      compression = fb::CreateBodyCompression(builder, ArrowCodec(codec_),
-                                              fb::BodyCompressionMethod::BUFFER);
+      compression =
+          fb::CreateBodyCompression(builder, ArrowCodec(codec_), fb::BodyCompressionMethod::BUFFER);
     }
     fb::RecordBatchBuilder batch(builder);
     batch.add_length(0);
@@ -176,17 +266,18 @@ class SegmentEncoder::Impl {
     buffers_position_ = reinterpret_cast<const uint8_t*>(parsed_batch->buffers()->Data()) - base;
   }
 
-  void PatchMetadata(uint8_t* message, int64_t length, int64_t body_length) {
+  void PatchMetadata(uint8_t* message, int64_t length, int64_t body_length,
+                     const ipc::BlockPlan& plan) {
     bits::StoreUnaligned<int64_t>(message + length_position_, length);
     bits::StoreUnaligned<int64_t>(message + body_length_position_, body_length);
     uint8_t* node = message + nodes_position_;
-    for (const PlannedNode& planned : plan_.nodes) {
+    for (const PlannedNode& planned : plan.nodes) {
       bits::StoreUnaligned<int64_t>(node, planned.length);
       bits::StoreUnaligned<int64_t>(node + 8, planned.null_count);
       node += sizeof(fb::FieldNode);
     }
     uint8_t* buffer = message + buffers_position_;
-    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
       bits::StoreUnaligned<int64_t>(buffer, buffer_offsets_[i]);
       bits::StoreUnaligned<int64_t>(buffer + 8, buffer_lengths_[i]);
       buffer += sizeof(fb::Buffer);
@@ -194,9 +285,9 @@ class SegmentEncoder::Impl {
   }
 
   template <typename Selection>
-  void WriteColumns(const Selection& selection) {
+  void WriteColumns(const Selection& selection, ipc::BlockPlan* plan) {
     size_t buffer_index = 0;
-    for (auto& column : columns_) column->Write(selection, &plan_, &buffer_index);
+    for (auto& column : columns_) column->Write(selection, plan, &buffer_index);
   }
 
   // Uncompressed: each buffer at the next 8-byte boundary. Returns the body length.
@@ -212,31 +303,14 @@ class SegmentEncoder::Impl {
     return position;
   }
 
-  // Compressed: gathered buffers go to the scratch, which is the codec's input.
-  template <typename Selection>
-  void GatherIntoScratch(const Selection& selection) {
-    int64_t scratch_size = 0;
-    for (const PlannedBuffer& buffer : plan_.buffers) {
-      if (buffer.direct == nullptr) scratch_size += bits::RoundUp(buffer.size, kBufferAlignment);
-    }
-    scratch_.Resize(scratch_size);
-    int64_t position = 0;
-    for (PlannedBuffer& buffer : plan_.buffers) {
-      if (buffer.direct != nullptr) continue;
-      buffer.destination = scratch_.data() + position;
-      position += bits::RoundUp(buffer.size, kBufferAlignment);
-    }
-    WriteColumns(selection);
-  }
-
   // Appends every buffer, compressed or raw when compression does not shrink it, each with
   // Arrow's 8-byte uncompressed-length prefix. Returns the body length.
-  Result<int64_t> CompressBody(AlignedBuffer* out) {
-    buffer_offsets_.resize(plan_.buffers.size());
-    buffer_lengths_.resize(plan_.buffers.size());
+  Result<int64_t> CompressBody(const ipc::BlockPlan& plan, AlignedBuffer* out) {
+    buffer_offsets_.resize(plan.buffers.size());
+    buffer_lengths_.resize(plan.buffers.size());
     const int64_t body_start = out->size();
-    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
-      const PlannedBuffer& buffer = plan_.buffers[i];
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+      const PlannedBuffer& buffer = plan.buffers[i];
       buffer_offsets_[i] = out->size() - body_start;
       if (buffer.size == 0) {
         // Arrow writes empty buffers without a prefix.
@@ -288,11 +362,13 @@ class SegmentEncoder::Impl {
 
   std::vector<std::vector<const ArrayData*>> column_sources_;
 
-  // Per-block state, reused.
+  // Per-block state, reused. plan_ is the uncompressed path's; inline_blocks_ holds the block
+  // Append gathers and frames itself when compressing. The framing state (buffer_offsets_,
+  // buffer_lengths_) belongs to Frame, or to Append when uncompressed.
   ipc::BlockPlan plan_;
+  GatheredBlocks inline_blocks_;
   std::vector<int64_t> buffer_offsets_;
   std::vector<int64_t> buffer_lengths_;
-  AlignedBuffer scratch_;
 };
 
 SegmentEncoder::SegmentEncoder(SchemaPtr schema, const SegmentEncoderOptions& options)
@@ -309,7 +385,9 @@ Result<std::unique_ptr<SegmentEncoder>> SegmentEncoder::Make(SchemaPtr schema,
   return encoder;
 }
 
-std::span<const uint8_t> SegmentEncoder::schema_message() const { return impl_->schema_message(); }
+std::span<const uint8_t> SegmentEncoder::schema_message() const {
+  return impl_->schema_message();
+}
 
 void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
   impl_->Bind(batches);
@@ -318,6 +396,16 @@ void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
 Status SegmentEncoder::AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
                                   AlignedBuffer* out) {
   return impl_->Append(ipc::RowSelection{sources, rows, count}, out, &metrics_);
+}
+
+Status SegmentEncoder::GatherRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
+                                  GatheredBlocks* blocks) {
+  SLUICE_DCHECK(options_.codec != CompressionCodec::kNone);
+  return impl_->Gather(ipc::RowSelection{sources, rows, count}, blocks->state_.get());
+}
+
+Status SegmentEncoder::AppendGathered(GatheredBlocks* blocks, size_t index, AlignedBuffer* out) {
+  return impl_->Frame(blocks->state_.get(), index, out, &metrics_);
 }
 
 Status SegmentEncoder::AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out) {
