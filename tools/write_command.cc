@@ -125,6 +125,9 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   parser.AddOption("codec", "CODEC", "none (default), lz4, zstd, zstd:LEVEL or snappy");
   parser.AddOption("memory-budget", "SIZE", "memory for buffered input before spilling (256MiB)");
   parser.AddOption("checksum", "ALGO", "adler32 (default), crc32, crc32c or none");
+  parser.AddOption("compression-threads", "N",
+                   "0 (default) or 1: compress on a second thread while gathering (uses a "
+                   "second core)");
   parser.AddOption("shuffle-id", "S", "shuffle id in the file names (default 0)");
   parser.AddOption("map-id", "M", "map id in the file names; seeds round-robin (default 0)");
   parser.AddOption("set", "KEY=VALUE",
@@ -160,12 +163,13 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   // Settings that need no input are checked first, so a typo fails before any reading.
   MapWriterOptions options;
   const std::string kind_name = parser.ValueOr("partitioning", "hash");
-  for (const auto& [flag, key] :
-       std::vector<std::pair<std::string, std::string>>{{"partitioning", "partitioning"},
-                                                        {"codec", "codec"},
-                                                        {"memory-budget", "memory-budget"},
-                                                        {"checksum", "checksum"},
-                                                        {"partitions", "partitions"}}) {
+  for (const auto& [flag, key] : std::vector<std::pair<std::string, std::string>>{
+           {"partitioning", "partitioning"},
+           {"codec", "codec"},
+           {"memory-budget", "memory-budget"},
+           {"checksum", "checksum"},
+           {"compression-threads", "compression-threads"},
+           {"partitions", "partitions"}}) {
     if (const auto value = parser.Value(flag)) {
       Status applied = ApplySetting(&options, flag, key, *value);
       if (!applied.ok()) return Usage(applied);

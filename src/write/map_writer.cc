@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <span>
 
+#include "compression_worker_internal.h"
 #include "rows_by_partition_internal.h"
+#include "sluice/base/check.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/write/map_output_files.h"
 
 namespace sluice {
+
+using internal::CompressionWorker;
 
 class MapWriter::Impl {
  public:
@@ -22,6 +27,12 @@ class MapWriter::Impl {
     if (options_.data_path.empty()) return Status::Invalid("MapWriter: data_path is required");
     if (options_.target_block_rows < 1 || options_.target_block_bytes < 1) {
       return Status::Invalid("MapWriter: target block rows and bytes must be positive");
+    }
+    if (options_.compression_threads < 0 || options_.compression_threads > 1) {
+      return Status::Invalid(
+          "MapWriter: compression_threads is 0 (compress inline) or 1 (one "
+          "background thread), not ",
+          options_.compression_threads);
     }
     const PartitionerOptions& partitioning = options_.partitioning;
     if (partitioning.kind == PartitionKind::kGiven && partitioning.key_columns.empty()) {
@@ -41,6 +52,9 @@ class MapWriter::Impl {
     MapOutputFilesOptions files = OutputFilesOptionsFor(options_);
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
+    if (options_.compression_threads > 0 && options_.encoding.codec != CompressionCodec::kNone) {
+      worker_ = std::make_unique<internal::CompressionWorker>(encoder_.get());
+    }
     return Status::OK();
   }
 
@@ -76,6 +90,8 @@ class MapWriter::Impl {
   void Abort() {
     if (state_ == State::kAborted) return;
     state_ = State::kAborted;
+    // First: a block in flight reads the held batches.
+    if (worker_ != nullptr) worker_->Stop();
     ReleaseHeld();
     sort_.Release();
     if (files_ != nullptr) files_->Abort();
@@ -121,14 +137,15 @@ class MapWriter::Impl {
     } else if (partitioner_ != nullptr) {
       SLUICE_RETURN_NOT_OK(partitioner_->Partition(batch, ids));
     } else {
-      return Status::Invalid("this MapWriter takes partition ids with each batch "
-                             "(given partitioning without an id column)");
+      return Status::Invalid(
+          "this MapWriter takes partition ids with each batch "
+          "(given partitioning without an id column)");
     }
     metrics_.partition_nanos += NanosSince(partition_start);
 
     const int64_t input_bytes = batch.ReferencedBytes();
-    held.charged_bytes =
-        input_bytes + rows * (static_cast<int64_t>(sizeof(uint32_t)) + RowsByPartition::kBytesPerRow);
+    held.charged_bytes = input_bytes + rows * (static_cast<int64_t>(sizeof(uint32_t)) +
+                                               RowsByPartition::kBytesPerRow);
     if (!budget_->TryReserve(held.charged_bytes)) {
       SLUICE_RETURN_NOT_OK(DoSpill());
       // One batch larger than the budget is still taken; it goes out with the next spill.
@@ -154,6 +171,8 @@ class MapWriter::Impl {
 
   // Groups the held rows by partition and binds the encoder to the held batches.
   void SortHeld() {
+    if (worker_ != nullptr) ResetBehind();
+    failed_block_ = BlockKey{};
     sort_.Build(held_, partition_count_);
     rows_per_block_ = RowsPerBlock();
     held_batches_.clear();
@@ -163,6 +182,7 @@ class MapWriter::Impl {
 
   // Appends the blocks of partition p's held rows to `file`, updating `checksum`.
   Status EncodeHeldPartition(int32_t partition, OutputFile* file, Checksum* checksum) {
+    if (worker_ != nullptr) return EncodeHeldPartitionBehind(partition, file, checksum);
     const int64_t begin = sort_.begin(partition);
     const int64_t end = sort_.end(partition);
     for (int64_t from = begin; from < end; from += rows_per_block_) {
@@ -175,6 +195,123 @@ class MapWriter::Impl {
       SLUICE_RETURN_NOT_OK(files_->FlushIfFull(file));
     }
     return Status::OK();
+  }
+
+  // A block of the held rows: partition and first row in the sort.
+  struct BlockKey {
+    int32_t partition = -1;
+    int64_t from = 0;
+    bool operator==(const BlockKey&) const = default;
+  };
+
+  // Sets `*next` to the block after `block` in the order the files ask for them (partitions
+  // ascending, blocks in order); false after the last.
+  bool NextHeldBlock(const BlockKey& block, BlockKey* next) const {
+    if (block.from + rows_per_block_ < sort_.end(block.partition)) {
+      *next = BlockKey{block.partition, block.from + rows_per_block_};
+      return true;
+    }
+    for (int32_t p = block.partition + 1; p < partition_count_; ++p) {
+      if (sort_.begin(p) != sort_.end(p)) {
+        *next = BlockKey{p, sort_.begin(p)};
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // EncodeHeldPartition with the compression worker: blocks are gathered ahead, a job at a
+  // time (across partitions: the next partition's blocks too), compressed on the worker's
+  // thread, and appended here. The file sees the same bytes in the same order as inline, and
+  // errors come in the same order: each block's gathering or codec error is returned when that
+  // block is reached, after every earlier block was appended.
+  Status EncodeHeldPartitionBehind(int32_t partition, OutputFile* file, Checksum* checksum) {
+    const int64_t end = sort_.end(partition);
+    for (int64_t from = sort_.begin(partition); from < end; from += rows_per_block_) {
+      std::span<const uint8_t> message;
+      SLUICE_RETURN_NOT_OK(CompressedBlock(BlockKey{partition, from}, &message));
+      file->Append(message.data(), static_cast<int64_t>(message.size()));
+      checksum->Update(message.data(), static_cast<int64_t>(message.size()));
+      SLUICE_RETURN_NOT_OK(files_->FlushIfFull(file));
+    }
+    return Status::OK();
+  }
+
+  // Sets `*message` to the framed message of `block`, taken from the job being consumed, or
+  // after gathering the next job and waiting for the one in flight.
+  Status CompressedBlock(const BlockKey& block, std::span<const uint8_t>* message) {
+    while (true) {
+      if (consumed_job_ >= 0) {
+        JobKeys& keys = job_keys_[consumed_job_];
+        if (keys.next < keys.blocks.size()) {
+          if (keys.blocks[keys.next] != block) {
+            // Asked in an order the gathering did not foresee: start again from this block.
+            ResetBehind();
+            continue;
+          }
+          const CompressionWorker::Job& job = *worker_->job(consumed_job_);
+          if (keys.next >= job.framed) return job.status;
+          *message = job.message(keys.next);
+          keys.next += 1;
+          return Status::OK();
+        }
+        consumed_job_ = -1;  // used up: its slot is free
+      }
+      if (!worker_->busy()) {
+        // Nothing in flight: the first block of a flush (or after a reset).
+        if (block == failed_block_) return failed_status_;
+        gather_next_ = block;
+        gather_more_ = true;
+        job_bytes_ = kFirstJobBytes;
+        GatherJob(0);
+        if (worker_->job(0)->blocks.size() == 0) return failed_status_;
+        worker_->Submit(0);
+      }
+      // One job in flight: gather the next into the other slot meanwhile, then take it over.
+      const int in_flight = worker_->in_flight();
+      const int other = 1 - in_flight;
+      GatherJob(other);
+      worker_->Wait();
+      consumed_job_ = in_flight;
+      if (worker_->job(other)->blocks.size() > 0) worker_->Submit(other);
+    }
+  }
+
+  // Gathers the blocks from gather_next_ on into slot `slot` until the job holds job_bytes_
+  // (a block's error stops gathering; it is returned when that block is reached).
+  void GatherJob(int slot) {
+    CompressionWorker::Job* job = worker_->job(slot);
+    JobKeys& keys = job_keys_[slot];
+    job->blocks.Clear();
+    keys.blocks.clear();
+    keys.next = 0;
+    while (gather_more_ && job->blocks.gathered_bytes() < job_bytes_ &&
+           keys.blocks.size() < kMaxJobBlocks) {
+      const int64_t count =
+          std::min(sort_.end(gather_next_.partition) - gather_next_.from, rows_per_block_);
+      Status status = encoder_->GatherRows(sort_.sources() + gather_next_.from,
+                                           sort_.rows() + gather_next_.from, count, &job->blocks);
+      if (!status.ok()) {
+        failed_block_ = gather_next_;
+        failed_status_ = std::move(status);
+        gather_more_ = false;
+        break;
+      }
+      keys.blocks.push_back(gather_next_);
+      gather_more_ = NextHeldBlock(gather_next_, &gather_next_);
+    }
+    job_bytes_ = std::min(job_bytes_ * 2, kJobBytes);
+  }
+
+  // Drops every job gathered ahead (waiting for the one in flight).
+  void ResetBehind() {
+    if (worker_->busy()) worker_->Wait();
+    consumed_job_ = -1;
+    gather_more_ = false;
+    for (JobKeys& keys : job_keys_) {
+      keys.blocks.clear();
+      keys.next = 0;
+    }
   }
 
   void ReleaseHeld() {
@@ -191,11 +328,10 @@ class MapWriter::Impl {
   Status DoSpill() {
     if (held_.empty()) return Status::OK();
     SortHeld();
-    SLUICE_RETURN_NOT_OK(files_->Spill(
-        [this](int32_t p) { return HeldHasRows(p); },
-        [this](int32_t p, OutputFile* file, Checksum* checksum) {
-          return EncodeHeldPartition(p, file, checksum);
-        }));
+    SLUICE_RETURN_NOT_OK(files_->Spill([this](int32_t p) { return HeldHasRows(p); },
+                                       [this](int32_t p, OutputFile* file, Checksum* checksum) {
+                                         return EncodeHeldPartition(p, file, checksum);
+                                       }));
     ReleaseHeld();
     SyncMetrics();
     return Status::OK();
@@ -206,9 +342,11 @@ class MapWriter::Impl {
     const auto& encoder_metrics = encoder_->metrics();
     const auto& file_metrics = files_->metrics();
     metrics_.blocks = encoder_metrics.blocks;
-    // What the flushes spent neither in the codec nor in file writes was gathering.
-    metrics_.gather_nanos = file_metrics.flush_nanos - file_metrics.write_nanos -
-                            encoder_metrics.compress_nanos;
+    // What the flushes spent neither in the codec (or, with the worker compressing, waiting
+    // for it) nor in file writes was gathering.
+    metrics_.gather_nanos =
+        file_metrics.flush_nanos - file_metrics.write_nanos -
+        (worker_ != nullptr ? worker_->wait_nanos() : encoder_metrics.compress_nanos);
     metrics_.compress_nanos = encoder_metrics.compress_nanos;
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
@@ -228,6 +366,7 @@ class MapWriter::Impl {
                                         &output));
     ReleaseHeld();
     sort_.Release();
+    if (worker_ != nullptr) worker_->Stop();
     total_nanos_ += NanosSince(finish_start);
     SyncMetrics();
     output.metrics = metrics_;
@@ -250,6 +389,27 @@ class MapWriter::Impl {
   int64_t rows_per_block_ = 1;
   std::vector<const RecordBatch*> held_batches_;
 
+  // With compression_threads: the thread that compresses while this one gathers. A job's
+  // gathered bytes: the first of a flush small, so the worker starts soon; later ones large
+  // enough that hand-overs (a thread wake each, tens of microseconds on small VMs) are rare,
+  // small enough to stay in cache. 4096 blocks at most, so a job of tiny blocks stays small.
+  static constexpr int64_t kFirstJobBytes = int64_t{64} << 10;
+  static constexpr int64_t kJobBytes = int64_t{512} << 10;
+  static constexpr size_t kMaxJobBlocks = 4096;
+  // The blocks of each slot's job, and how many of them were appended.
+  struct JobKeys {
+    std::vector<BlockKey> blocks;
+    size_t next = 0;
+  };
+  std::unique_ptr<internal::CompressionWorker> worker_;
+  JobKeys job_keys_[2];
+  int consumed_job_ = -1;  // the slot whose messages are being appended
+  BlockKey gather_next_;   // the next block to gather, while gather_more_
+  bool gather_more_ = false;
+  int64_t job_bytes_ = kFirstJobBytes;
+  BlockKey failed_block_;  // a block whose gathering failed, and why
+  Status failed_status_;
+
   std::unique_ptr<MapOutputFiles> files_;
   int64_t total_nanos_ = 0;
   MapWriterMetrics metrics_;
@@ -264,15 +424,29 @@ Result<std::unique_ptr<MapWriter>> MapWriter::Make(MapWriterOptions options) {
   return std::unique_ptr<MapWriter>(new MapWriter(std::move(impl)));
 }
 
-Status MapWriter::Write(const RecordBatch& batch) { return impl_->Write(batch, nullptr); }
+Status MapWriter::Write(const RecordBatch& batch) {
+  return impl_->Write(batch, nullptr);
+}
 Status MapWriter::Write(const RecordBatch& batch, const uint32_t* partition_ids) {
   return impl_->Write(batch, partition_ids);
 }
-Status MapWriter::Spill() { return impl_->Spill(); }
-Result<MapOutput> MapWriter::Finish() { return impl_->Finish(); }
-void MapWriter::Abort() { impl_->Abort(); }
-int32_t MapWriter::partition_count() const { return impl_->partition_count(); }
-int64_t MapWriter::held_bytes() const { return impl_->held_bytes(); }
-const MapWriterMetrics& MapWriter::metrics() const { return impl_->metrics(); }
+Status MapWriter::Spill() {
+  return impl_->Spill();
+}
+Result<MapOutput> MapWriter::Finish() {
+  return impl_->Finish();
+}
+void MapWriter::Abort() {
+  impl_->Abort();
+}
+int32_t MapWriter::partition_count() const {
+  return impl_->partition_count();
+}
+int64_t MapWriter::held_bytes() const {
+  return impl_->held_bytes();
+}
+const MapWriterMetrics& MapWriter::metrics() const {
+  return impl_->metrics();
+}
 
 }  // namespace sluice

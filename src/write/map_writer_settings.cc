@@ -121,6 +121,15 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     options->encoding.codec = *codec;
     return Status::OK();
   }
+  if (key == "compression-threads") {
+    SLUICE_ASSIGN_OR_RAISE(int64_t threads, ParseInteger(key, value, 0));
+    if (threads > 1) {
+      return Status::Invalid("setting 'compression-threads': ", threads,
+                             " is above the maximum 1 (one background thread)");
+    }
+    options->compression_threads = static_cast<int32_t>(threads);
+    return Status::OK();
+  }
   if (key == "block-rows") {
     SLUICE_ASSIGN_OR_RAISE(options->target_block_rows, ParseInteger(key, value, 1));
     return Status::OK();
@@ -173,9 +182,9 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
   }
   return Status::Invalid("unknown map writer setting '", key,
                          "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
-                         "codec, block-rows, block-bytes, memory-budget, spill-dirs, checksum, "
-                         "data-path, spark-files, index-path, checksum-path, overwrite, sync, "
-                         "flush-bytes)");
+                         "codec, compression-threads, block-rows, block-bytes, memory-budget, "
+                         "spill-dirs, checksum, data-path, spark-files, index-path, "
+                         "checksum-path, overwrite, sync, flush-bytes)");
 }
 
 }  // namespace sluice

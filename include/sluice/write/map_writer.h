@@ -71,6 +71,15 @@ struct MapWriterOptions {
   bool sync = false;
   /// Write buffering of the data and spill files.
   OutputFileOptions file;
+  /// Background threads that compress blocks while the caller's thread gathers the next one:
+  /// 0 or 1. Default 0: everything runs on the caller's thread. 1 trades a second core for wall
+  /// time (the output is byte for byte the same), so it is for hosts with idle cores; a host
+  /// that runs one task per core (Spark) keeps it off. Ignored without a codec. Blocks go to
+  /// the thread in jobs of about 512 KiB of gathered rows (one block when blocks are larger),
+  /// since each hand-over wakes a thread; two jobs and their compressed messages are the added
+  /// scratch, fixed for the task (at most about 4 x (512 KiB + target_block_bytes)) and, like
+  /// the encoder's own scratch, outside the memory budget.
+  int32_t compression_threads = 0;
 };
 
 struct MapWriterMetrics {
