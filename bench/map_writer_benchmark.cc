@@ -3,19 +3,23 @@
 //   at 16 to 8000 partitions: the time at 8000 over the time at 200 is the partition-count cost;
 // - BM_WriteMixed with lz4 / zstd(1) at 200 partitions beside BM_RawCodecSameBytes, the codec
 //   alone over exactly the buffers the writer compresses;
+// - BM_WriteMixedBesideRaw: the same writes, inline (compression_threads 0) or with a
+//   compression thread (1), each iteration followed by the raw codec over the same bytes, so
+//   raw_over_wall (raw codec time / writer wall time, paired) is the throughput ratio;
+//   cpu_ms is the process CPU time (both threads) of the write;
 // - BM_WriteLineitem: 10 million lineitem rows at 200 partitions with lz4, unlimited budget vs
 //   64 MiB (spilling);
 // - BM_WriteManyPartitions: 100,000 partitions over 10 million rows with a 256 MiB budget;
 //   counter peak_rss_over_budget_mib is the peak resident memory above the budget.
 #include <benchmark/benchmark.h>
-
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "sluice/codec/compression.h"
@@ -138,15 +142,13 @@ BENCHMARK(BM_WriteMixed)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-// The baseline of the compressed cases: the codec alone, with one reused context, over the
-// buffers the writer compressed (read back from an uncompressed output of the same input).
-void BM_RawCodecSameBytes(benchmark::State& state) {
-  const auto& batches = MixedInput();
-  static std::vector<AlignedBuffer> buffers = [&] {
+// The buffers the writer compresses for MixedInput at 200 partitions (read back from an
+// uncompressed output of the same input).
+const std::vector<AlignedBuffer>& RawCodecBuffers() {
+  static const std::vector<AlignedBuffer> buffers = [] {
+    const auto& batches = MixedInput();
     std::vector<AlignedBuffer> result;
     auto options = HashOptions(batches[0].schema(), 200, CompressionCodec::kNone);
-    benchmark::State* no_state = nullptr;
-    (void)no_state;
     auto writer = MapWriter::Make(options).ValueOrDie();
     for (const auto& batch : batches) (void)writer->Write(batch);
     MapOutput output = writer->Finish().ValueOrDie();
@@ -176,19 +178,79 @@ void BM_RawCodecSameBytes(benchmark::State& state) {
     }
     return result;
   }();
+  return buffers;
+}
+
+// Compresses every buffer the writer compresses once, with one reused context.
+void CompressRawBuffers(Compressor* compressor, AlignedBuffer* out) {
+  for (const auto& buffer : RawCodecBuffers()) {
+    const int64_t capacity = compressor->MaxCompressedSize(buffer.size());
+    out->Resize(capacity);
+    benchmark::DoNotOptimize(
+        compressor->Compress(buffer.data(), buffer.size(), out->data(), capacity));
+  }
+}
+
+// The baseline of the compressed cases: the codec alone, with one reused context, over the
+// buffers the writer compressed.
+void BM_RawCodecSameBytes(benchmark::State& state) {
+  const auto& batches = MixedInput();
+  RawCodecBuffers();
   auto compressor = Compressor::Make(CodecOf(state.range(0)), 1).ValueOrDie();
   AlignedBuffer out;
-  for (auto _ : state) {
-    for (const auto& buffer : buffers) {
-      const int64_t capacity = compressor->MaxCompressedSize(buffer.size());
-      out.Resize(capacity);
-      benchmark::DoNotOptimize(
-          compressor->Compress(buffer.data(), buffer.size(), out.data(), capacity));
-    }
-  }
+  for (auto _ : state) CompressRawBuffers(compressor.get(), &out);
   state.SetBytesProcessed(state.iterations() * InputBytes(batches));
 }
 BENCHMARK(BM_RawCodecSameBytes)->ArgName("codec")->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+double ProcessCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+void BM_WriteMixedBesideRaw(benchmark::State& state) {
+  const auto& batches = MixedInput();
+  auto options = HashOptions(batches[0].schema(), static_cast<int32_t>(state.range(0)),
+                             CodecOf(state.range(1)));
+  options.compression_threads = static_cast<int32_t>(state.range(2));
+  RawCodecBuffers();
+  auto compressor = Compressor::Make(CodecOf(state.range(1)), 1).ValueOrDie();
+  AlignedBuffer raw_out;
+  double wall_seconds = 0;
+  double cpu_seconds = 0;
+  double raw_seconds = 0;
+  MapOutput output;
+  for (auto _ : state) {
+    const double cpu_start = ProcessCpuSeconds();
+    const auto start = std::chrono::steady_clock::now();
+    output = WriteUntimed(options, batches, state);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    cpu_seconds += ProcessCpuSeconds() - cpu_start;
+    state.SetIterationTime(wall);
+    wall_seconds += wall;
+    std::remove(options.data_path.c_str());
+    const auto raw_start = std::chrono::steady_clock::now();
+    CompressRawBuffers(compressor.get(), &raw_out);
+    raw_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - raw_start).count();
+  }
+  ReportMetrics(state, output);
+  const auto iterations = static_cast<double>(state.iterations());
+  state.counters["cpu_ms"] = cpu_seconds * 1e3 / iterations;
+  state.counters["raw_ms"] = raw_seconds * 1e3 / iterations;
+  state.counters["raw_over_wall"] = raw_seconds / wall_seconds;
+  state.SetBytesProcessed(state.iterations() * InputBytes(batches));
+}
+BENCHMARK(BM_WriteMixedBesideRaw)
+    ->ArgNames({"partitions", "codec", "compression_threads"})
+    ->Args({200, 1, 0})
+    ->Args({200, 1, 1})
+    ->Args({200, 2, 0})
+    ->Args({200, 2, 1})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_WriteLineitem(benchmark::State& state) {
   const int64_t rows = 10'000'000;
