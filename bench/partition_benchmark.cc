@@ -8,7 +8,10 @@
 //   wall_ns_per_row    wall-clock time per row (includes time slices given to other processes);
 //   memcpy_ns_per_row  thread CPU time per row to memcpy the same key buffers (same rows),
 //                      measured in the same process right before;
-//   x_memcpy           ns_per_row / memcpy_ns_per_row.
+//   x_memcpy           ns_per_row / memcpy_ns_per_row;
+//   stream_ns_per_row  (one 8-byte key column) thread CPU time per row of a plain loop that reads
+//                      each key and writes a 32-bit id: the floor for any partitioner's pass
+//                      over keys in DRAM; x_stream = ns_per_row / stream_ns_per_row.
 // CPU time is the fair measure on a shared machine; wall time is reported beside it.
 //
 // Run: partition_benchmark --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
@@ -117,11 +120,39 @@ double MemcpyNsPerRow(const RecordBatch& batch, const std::vector<int>& keys) {
   return times[2] * 1e9 / static_cast<double>(batch.num_rows() * repeat);
 }
 
+// Median of five passes of the least work that turns one fixed-width key column into ids: read
+// each key, write a 32-bit id per row (`ids[row] = key`), in CPU ns per row. For a batch that
+// does not fit in the cache this is what the memory system allows a partitioner (which reads
+// the same keys and writes the same ids), where memcpy's copy loop is faster than any computing
+// loop. Returns 0 unless the keys are one column of 8-byte values.
+double StreamNsPerRow(const RecordBatch& batch, const std::vector<int>& keys) {
+  if (keys.size() != 1) return 0;
+  const ArrayData& column = batch.column(static_cast<size_t>(keys[0]));
+  if (!IsFixedWidth(column.type->id()) || BitWidth(*column.type) != 64) return 0;
+  const int64_t rows = batch.num_rows();
+  const int64_t* values = column.values<int64_t>();
+  std::vector<uint32_t> ids(static_cast<size_t>(rows));
+  const int64_t repeat = std::max<int64_t>(1, kRows / rows);
+  std::vector<double> times;
+  for (int run = 0; run < 6; ++run) {
+    const double start = CpuSeconds();
+    for (int64_t r = 0; r < repeat; ++r) {
+      for (int64_t row = 0; row < rows; ++row) ids[row] = static_cast<uint32_t>(values[row]);
+      benchmark::DoNotOptimize(ids.data());
+      benchmark::ClobberMemory();
+    }
+    if (run > 0) times.push_back(CpuSeconds() - start);  // the first run faults the pages in
+  }
+  std::sort(times.begin(), times.end());
+  return times[2] * 1e9 / static_cast<double>(rows * repeat);
+}
+
 // Runs `work` once per iteration over a batch of `rows` rows and sets the counters.
 template <typename Work>
 void Measure(benchmark::State& state, const RecordBatch& batch, const std::vector<int>& keys,
              Work work) {
   const double memcpy_ns = MemcpyNsPerRow(batch, keys);
+  const double stream_ns = StreamNsPerRow(batch, keys);
   double wall_seconds = 0;
   double cpu_seconds = 0;
   for (auto _ : state) {
@@ -143,6 +174,10 @@ void Measure(benchmark::State& state, const RecordBatch& batch, const std::vecto
   state.counters["wall_ns_per_row"] = wall_seconds * 1e9 / rows;
   state.counters["memcpy_ns_per_row"] = memcpy_ns;
   state.counters["x_memcpy"] = cpu_seconds * 1e9 / rows / memcpy_ns;
+  if (stream_ns > 0) {
+    state.counters["stream_ns_per_row"] = stream_ns;
+    state.counters["x_stream"] = cpu_seconds * 1e9 / rows / stream_ns;
+  }
 }
 
 void RunPartitioner(benchmark::State& state, const PartitionerOptions& options,
