@@ -18,6 +18,8 @@ import sys
 import time
 import urllib.request
 
+from executor_processes import executor_pids
+
 MAP_TASKS = 6
 ROWS = 240_000
 KEYS = 5003
@@ -27,22 +29,6 @@ def rest(sc, path):
     url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}{path}"
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
-
-
-def executor_pids(app_id):
-    """Executor id -> pid of this application's executor JVMs, from their command lines."""
-    pids = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                args = [a.decode(errors="replace") for a in cmdline.read().split(b"\0")]
-        except OSError:
-            continue
-        if "org.apache.spark.executor.CoarseGrainedExecutorBackend" in args and app_id in args:
-            pids[args[args.index("--executor-id") + 1]] = int(entry)
-    return pids
 
 
 def active_executors(sc):

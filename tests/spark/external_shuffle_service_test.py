@@ -27,6 +27,7 @@ import time
 import pytest
 
 from conftest import JAR, _spark_home
+from executor_processes import executor_pids
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "external_shuffle_service_job.py")
@@ -119,22 +120,6 @@ def shuffle_service(work_dir):
         stop_group(process)
 
 
-def executor_pids(app_id):
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                args = cmdline.read().split(b"\0")
-        except OSError:
-            continue
-        if b"org.apache.spark.executor.CoarseGrainedExecutorBackend" in args and \
-                app_id.encode() in args:
-            pids.append(int(entry))
-    return pids
-
-
 def run_job(work_dir, port, timeout=300):
     """Runs the Spark side; returns its exit status, its report (a dict) and its log."""
     local_dir = os.path.join(work_dir, "spark-local")
@@ -163,7 +148,7 @@ def run_job(work_dir, port, timeout=300):
         deadline = time.time() + 20
         while executor_pids(report["app_id"]) and time.time() < deadline:
             time.sleep(0.5)
-        for pid in executor_pids(report["app_id"]):
+        for pid in executor_pids(report["app_id"]).values():
             os.kill(pid, signal.SIGKILL)
     return job.returncode, report, tail(log_path)
 

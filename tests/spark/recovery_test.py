@@ -15,6 +15,7 @@ import urllib.request
 from pyspark.sql import functions as F
 
 from conftest import sluice_count
+from executor_processes import executor_pids
 
 ARROW_CONTINUATION = b"\xff\xff\xff\xff"
 
@@ -87,26 +88,9 @@ def test_corrupted_map_output_is_diagnosed_by_spark_checksums(spark, local_dir):
     assert re.search(r"Block shuffle_\d+_\d+_\d+ is corrupted due to DISK_ISSUE", reasons), reasons
 
 
-def executor_pids(app_id):
-    """The executor JVMs of this application (their full command lines, from /proc)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                args = cmdline.read().split(b"\0")
-        except OSError:
-            continue
-        if b"org.apache.spark.executor.CoarseGrainedExecutorBackend" in args and \
-                app_id.encode() in args:
-            pids.append(int(entry))
-    return sorted(pids)
-
-
 def test_executor_killed_during_a_stage(spark):
     app_id = spark.sparkContext.applicationId
-    pids = executor_pids(app_id)
+    pids = sorted(executor_pids(app_id).values())
     assert len(pids) >= 2, pids
     # 8 map tasks of about 2 seconds each (every row sleeps 100 ms).
     df = (spark.range(0, 160, 1, 8)
