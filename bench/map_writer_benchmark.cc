@@ -7,8 +7,9 @@
 //   compression thread (1), each iteration followed by the raw codec over the same bytes, so
 //   raw_over_wall (raw codec time / writer wall time, paired) is the throughput ratio;
 //   cpu_ms is the process CPU time (both threads) of the write;
-// - BM_WriteLineitem: 10 million lineitem rows at 200 partitions with lz4, unlimited budget vs
-//   64 MiB (spilling);
+// - BM_WriteLineitem: 10 million lineitem rows at 200 partitions with lz4: an unlimited budget
+//   holding everything (window 0: no spill, the baseline), a 64 MiB budget (spilling), and the
+//   unlimited budget with the default held-bytes window (window 1: spills every 64 MiB held);
 // - BM_WriteManyPartitions: 100,000 partitions over 10 million rows with a 256 MiB budget;
 //   counter peak_rss_over_budget_mib is the peak resident memory above the budget.
 #include <benchmark/benchmark.h>
@@ -264,6 +265,7 @@ void BM_WriteLineitem(benchmark::State& state) {
   }();
   auto options = HashOptions(batches[0].schema(), 200, CompressionCodec::kLz4Frame);
   options.memory_limit = state.range(0) == 0 ? -1 : state.range(0) << 20;
+  options.max_held_bytes = state.range(1) == 0 ? 0 : MapWriterOptions::kAutoMaxHeldBytes;
   MapOutput output;
   for (auto _ : state) output = WriteOnce(options, batches, state);
   ReportMetrics(state, output);
@@ -271,9 +273,10 @@ void BM_WriteLineitem(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * rows);
 }
 BENCHMARK(BM_WriteLineitem)
-    ->ArgName("budget_mib")
-    ->Arg(0)
-    ->Arg(64)
+    ->ArgNames({"budget_mib", "window"})
+    ->Args({0, 0})
+    ->Args({64, 0})
+    ->Args({0, 1})
     ->Iterations(3)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -45,6 +45,13 @@ class MapWriter::Impl {
       SLUICE_ASSIGN_OR_RAISE(partitioner_, MakePartitioner(partitioning, *options_.schema));
       partition_count_ = partitioner_->partition_count();
     }
+    max_held_bytes_ = options_.max_held_bytes;
+    if (max_held_bytes_ == MapWriterOptions::kAutoMaxHeldBytes) {
+      max_held_bytes_ = std::max(kAutoHeldBytes, kAutoHeldBytesPerPartition * partition_count_);
+    } else if (max_held_bytes_ < 0) {
+      return Status::Invalid("MapWriter: max_held_bytes must be 0, positive or automatic, got ",
+                             options_.max_held_bytes);
+    }
     SLUICE_ASSIGN_OR_RAISE(encoder_, SegmentEncoder::Make(options_.schema, options_.encoding));
     budget_ = options_.memory_budget != nullptr
                   ? options_.memory_budget
@@ -157,6 +164,7 @@ class MapWriter::Impl {
     metrics_.input_bytes += input_bytes;
     metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
     held_.push_back(std::move(held));
+    if (max_held_bytes_ > 0 && held_bytes_ >= max_held_bytes_) return DoSpill();
     return Status::OK();
   }
 
@@ -374,7 +382,12 @@ class MapWriter::Impl {
     return output;
   }
 
+  // The automatic max_held_bytes (see MapWriterOptions).
+  static constexpr int64_t kAutoHeldBytes = int64_t{64} << 20;
+  static constexpr int64_t kAutoHeldBytesPerPartition = int64_t{64} << 10;
+
   MapWriterOptions options_;
+  int64_t max_held_bytes_ = 0;  // 0: only the budget limits what is held
   std::unique_ptr<Partitioner> partitioner_;
   int32_t partition_count_ = 0;
   std::unique_ptr<SegmentEncoder> encoder_;

@@ -148,6 +148,17 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     }
     return Status::OK();
   }
+  if (key == "max-held-bytes") {
+    if (value == "auto") {
+      options->max_held_bytes = MapWriterOptions::kAutoMaxHeldBytes;
+      return Status::OK();
+    }
+    auto bytes = ParseByteSize(value);
+    if (!bytes.ok()) return WithKey(bytes.status(), key);
+    if (*bytes < 0) return Status::Invalid("setting 'max-held-bytes' must be auto, 0 or a size");
+    options->max_held_bytes = *bytes;
+    return Status::OK();
+  }
   if (key == "spill-dirs") {
     options->spill_directories.clear();
     for (std::string_view directory : SplitList(value)) {
@@ -177,14 +188,16 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
     (key == "spark-files" ? options->write_spark_files
-                          : key == "overwrite" ? options->overwrite : options->sync) = *flag;
+     : key == "overwrite" ? options->overwrite
+                          : options->sync) = *flag;
     return Status::OK();
   }
-  return Status::Invalid("unknown map writer setting '", key,
-                         "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
-                         "codec, compression-threads, block-rows, block-bytes, memory-budget, "
-                         "spill-dirs, checksum, data-path, spark-files, index-path, "
-                         "checksum-path, overwrite, sync, flush-bytes)");
+  return Status::Invalid(
+      "unknown map writer setting '", key,
+      "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
+      "codec, compression-threads, block-rows, block-bytes, memory-budget, "
+      "max-held-bytes, spill-dirs, checksum, data-path, spark-files, index-path, "
+      "checksum-path, overwrite, sync, flush-bytes)");
 }
 
 }  // namespace sluice

@@ -6,6 +6,7 @@
 
 #include "sluice/format/array_builder.h"
 #include "sluice/io/spark_shuffle_files.h"
+#include "sluice/write/map_writer_settings.h"
 #include "support/map_output_check.h"
 #include "support/random_batch.h"
 #include "support/temporary_directory.h"
@@ -70,24 +71,26 @@ TEST_P(MapWriterRoundTripTest, EveryTypeHashPartitioned) {
   ASSERT_TRUE(checksums.ok()) << checksums.status().ToString();
   EXPECT_EQ(*checksums, output->checksums);
   // Nothing but the committed files is left.
-  EXPECT_EQ(directory.List(), (std::vector<std::string>{"out.checksum.CRC32", "out.data", "out.index"}));
+  EXPECT_EQ(directory.List(),
+            (std::vector<std::string>{"out.checksum.CRC32", "out.data", "out.index"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, MapWriterRoundTripTest,
-    ::testing::Values(RoundTripCase{CompressionCodec::kNone, 1, false},
-                      RoundTripCase{CompressionCodec::kNone, 16, true},
-                      RoundTripCase{CompressionCodec::kLz4Frame, 16, false},
-                      RoundTripCase{CompressionCodec::kLz4Frame, 200, true},
-                      RoundTripCase{CompressionCodec::kZstd, 200, false},
-                      RoundTripCase{CompressionCodec::kZstd, 8000, true},
-                      RoundTripCase{CompressionCodec::kSnappy, 8000, false},
-                      RoundTripCase{CompressionCodec::kNone, 100000, true},
-                      RoundTripCase{CompressionCodec::kLz4Frame, 100000, false}),
-    [](const auto& info) {
-      return std::string(CompressionCodecName(info.param.codec)) + "_" +
-             std::to_string(info.param.partitions) + (info.param.spill ? "_spill" : "_memory");
-    });
+INSTANTIATE_TEST_SUITE_P(Cases, MapWriterRoundTripTest,
+                         ::testing::Values(RoundTripCase{CompressionCodec::kNone, 1, false},
+                                           RoundTripCase{CompressionCodec::kNone, 16, true},
+                                           RoundTripCase{CompressionCodec::kLz4Frame, 16, false},
+                                           RoundTripCase{CompressionCodec::kLz4Frame, 200, true},
+                                           RoundTripCase{CompressionCodec::kZstd, 200, false},
+                                           RoundTripCase{CompressionCodec::kZstd, 8000, true},
+                                           RoundTripCase{CompressionCodec::kSnappy, 8000, false},
+                                           RoundTripCase{CompressionCodec::kNone, 100000, true},
+                                           RoundTripCase{CompressionCodec::kLz4Frame, 100000,
+                                                         false}),
+                         [](const auto& info) {
+                           return std::string(CompressionCodecName(info.param.codec)) + "_" +
+                                  std::to_string(info.param.partitions) +
+                                  (info.param.spill ? "_spill" : "_memory");
+                         });
 
 class MapWriterPartitionerTest : public ::testing::TestWithParam<bool> {};
 
@@ -130,7 +133,8 @@ TEST_P(MapWriterPartitionerTest, EveryPartitionerKind) {
     auto builders = MakeBuilders(*bound_schema);
     for (int i = 0; i < partitions - 1; ++i) {
       builders[0]->Append<int64_t>(std::numeric_limits<int64_t>::min() / 2 +
-                                   static_cast<int64_t>(i) * (std::numeric_limits<int64_t>::max() / 36));
+                                   static_cast<int64_t>(i) *
+                                       (std::numeric_limits<int64_t>::max() / 36));
     }
     range.range_bounds = FinishBatch(bound_schema, builders);
     range.partition_count = partitions;
@@ -220,6 +224,53 @@ TEST(MapWriterTest, ChecksumsCombineAcrossSpills) {
     EXPECT_GE(output->metrics.spills, 4);
     testing::CheckMapOutput(*output, batches, options.partitioning);
   }
+}
+
+TEST(MapWriterTest, HeldBytesLimitSpillsWithinTheBudget) {
+  auto batches = KeyedBatches(8);
+  const int64_t batch_bytes = batches[0].ReferencedBytes();
+  for (const int64_t max_held : {int64_t{0}, batch_bytes * 2, int64_t{1}}) {
+    testing::TemporaryDirectory directory;
+    MapWriterOptions options;
+    options.schema = batches[0].schema();
+    options.partitioning = Hash(8, {1});
+    options.data_path = directory.Join("out.data");
+    options.memory_limit = -1;  // the budget never asks for a spill
+    options.max_held_bytes = max_held;
+    auto output = WriteAll(options, batches);
+    ASSERT_TRUE(output.ok()) << output.status().ToString();
+    // 0: no limit; two batches' worth: a spill every second batch or so; 1 byte: every batch.
+    if (max_held == 0) {
+      EXPECT_EQ(output->metrics.spills, 0);
+    }
+    if (max_held == 1) {
+      EXPECT_EQ(output->metrics.spills, static_cast<int64_t>(batches.size()));
+    }
+    if (max_held == batch_bytes * 2) {
+      EXPECT_GE(output->metrics.spills, 1);
+      EXPECT_LT(output->metrics.spills, static_cast<int64_t>(batches.size()));
+    }
+    testing::CheckMapOutput(*output, batches, options.partitioning);
+    EXPECT_EQ(directory.List(), (std::vector<std::string>{"out.data"}));
+  }
+}
+
+TEST(MapWriterTest, HeldBytesLimitIsAutomaticByDefault) {
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = KeyedSchema();
+  options.partitioning = Hash(4, {0});
+  options.data_path = directory.Join("out.data");
+  EXPECT_EQ(options.max_held_bytes, MapWriterOptions::kAutoMaxHeldBytes);
+  EXPECT_TRUE(ApplyMapWriterSetting(&options, "max-held-bytes", "32MiB").ok());
+  EXPECT_EQ(options.max_held_bytes, int64_t{32} << 20);
+  EXPECT_TRUE(ApplyMapWriterSetting(&options, "max-held-bytes", "auto").ok());
+  EXPECT_EQ(options.max_held_bytes, MapWriterOptions::kAutoMaxHeldBytes);
+  EXPECT_FALSE(ApplyMapWriterSetting(&options, "max-held-bytes", "unlimited").ok());
+  options.max_held_bytes = -5;
+  auto writer = MapWriter::Make(options);
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.status().message().find("max_held_bytes"), std::string::npos);
 }
 
 TEST(MapWriterTest, WrongSchemaIsRejected) {

@@ -12,6 +12,7 @@
 //   block-rows          integer >= 1                           target_block_rows
 //   block-bytes         byte size (e.g. 4MiB)                  target_block_bytes
 //   memory-budget       byte size or "unlimited"               memory_limit
+//   max-held-bytes      auto | 0 (budget only) | byte size     max_held_bytes
 //   spill-dirs          comma-separated directories            spill_directories
 //   checksum            none | adler32 | crc32 | crc32c        checksum
 //   data-path           path                                   data_path
