@@ -102,6 +102,13 @@ template <typename Offset>
   return OffsetsIncreaseLoop(offsets, count);
 }
 
+// Returns true when the structs of a flatbuffer vector (or a missing vector) sit at their
+// alignment.
+template <typename Struct>
+bool StructsAligned(const flatbuffers::Vector<const Struct*>* vector) {
+  return vector == nullptr || reinterpret_cast<uintptr_t>(vector->Data()) % alignof(Struct) == 0;
+}
+
 int CountNodes(const DataType& type) {
   int count = 1;
   for (const Field& child : type.children()) count += CountNodes(*child.type);
@@ -366,6 +373,12 @@ class SegmentDecoder::Impl {
     if (length < 0) return CorruptAt(message.start, "negative batch length ", length);
     const auto* nodes = batch->nodes();
     const auto* buffers = batch->buffers();
+    // The verifier checks where a vector starts, not that its 8-byte structs are aligned; a
+    // crafted message can place them at 4 mod 8, and reading them there is undefined.
+    if (!StructsAligned(nodes) || !StructsAligned(buffers)) {
+      return CorruptAt(message.start,
+                       "the RecordBatch's field nodes or buffers are misaligned in its metadata");
+    }
     const int64_t node_count = nodes != nullptr ? nodes->size() : 0;
     const int64_t buffer_count = buffers != nullptr ? buffers->size() : 0;
     if (node_count != current_->node_count || buffer_count != current_->buffer_count) {

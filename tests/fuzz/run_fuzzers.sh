@@ -6,6 +6,7 @@ build_dir=$(cd "${1:?usage: run_fuzzers.sh BUILD_DIR}" && pwd)
 seconds=${FUZZ_SECONDS:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
+artifacts="$build_dir/fuzz-artifacts"  # inputs that crashed, kept for a regression test
 trap 'rm -rf "$work"' EXIT
 
 shopt -s nullglob
@@ -20,10 +21,12 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus"
   if [ -d "$here/corpus/$name" ]; then cp "$here/corpus/$name"/* "$corpus"/ 2>/dev/null || true; fi
   echo "fuzzing $name for ${seconds}s"
+  mkdir -p "$artifacts"
   (cd "$work" && ASAN_OPTIONS=detect_leaks=1 "$target" -max_total_time="$seconds" \
-     -rss_limit_mb=2048 -print_final_stats=1 "$corpus" 2>"$work/$name.log") || {
+     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
+     "$corpus" 2>"$work/$name.log") || {
     tail -50 "$work/$name.log" >&2
-    echo "run_fuzzers: $name failed; the crashing input is in the log above" >&2
+    echo "run_fuzzers: $name failed; the input that failed is kept in $artifacts" >&2
     exit 1
   }
   grep -E "stat::number_of_executed_units|stat::new_units_added" "$work/$name.log" | sed "s/^/  $name: /"
