@@ -106,7 +106,8 @@ template <typename Offset>
 // alignment.
 template <typename Struct>
 bool StructsAligned(const flatbuffers::Vector<const Struct*>* vector) {
-  return vector == nullptr || reinterpret_cast<uintptr_t>(vector->Data()) % alignof(Struct) == 0;
+  return vector == nullptr || vector->size() == 0 ||
+         reinterpret_cast<uintptr_t>(vector->Data()) % alignof(Struct) == 0;
 }
 
 int CountNodes(const DataType& type) {
