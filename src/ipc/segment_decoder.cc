@@ -50,10 +50,7 @@ ColumnPlan PlanColumn(const DataType& type) {
     plan.kind = ColumnKind::kNull;
   } else if (IsFixedWidth(id)) {
     plan.kind = ColumnKind::kFixedWidth;
-    // In 64 bits: a schema may declare any fixed-size binary width, and BitWidth's int
-    // overflows above 2^28 bytes.
-    plan.bit_width =
-        id == TypeId::kFixedSizeBinary ? int64_t{type.byte_width()} * 8 : int64_t{BitWidth(type)};
+    plan.bit_width = BitWidth(type);  // 64-bit: a fixed-size binary may be of any width
   } else if (IsBinaryLike(id)) {
     plan.kind = HasLargeOffsets(id) ? ColumnKind::kLargeBinary : ColumnKind::kBinary;
   }
