@@ -123,7 +123,29 @@ void EncodeArguments(benchmark::internal::Benchmark* benchmark) {
   // Fixed cost per block: the mixed schema at 128 rows.
   for (int codec = 0; codec < 4; ++codec) benchmark->Args({0, codec, 128});
 }
-BENCHMARK(BM_EncodeBlock)->Apply(EncodeArguments)->UseManualTime()->ArgNames({"shape", "codec", "rows"});
+BENCHMARK(BM_EncodeBlock)
+    ->Apply(EncodeArguments)
+    ->UseManualTime()
+    ->ArgNames({"shape", "codec", "rows"});
+
+// One segment holding `batch`, for the decode cases; empty when encoding failed.
+AlignedBuffer EncodedSegment(const RecordBatch& batch, const SegmentEncoderOptions& options) {
+  AlignedBuffer segment;
+  auto encoder = SegmentEncoder::Make(batch.schema(), options).ValueOrDie();
+  if (!encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &segment).ok()) {
+    segment.Clear();
+  }
+  return segment;
+}
+
+// The decoder an iteration uses: the long-lived one, whose schema cache is warm, or a new one
+// held in `fresh`, which parses the schema again.
+SegmentDecoder* DecoderFor(bool cached, SegmentDecoder* shared,
+                           std::unique_ptr<SegmentDecoder>* fresh) {
+  if (cached) return shared;
+  *fresh = std::make_unique<SegmentDecoder>();
+  return fresh->get();
+}
 
 void BM_DecodeBlock(benchmark::State& state) {
   const int columns = static_cast<int>(state.range(0));
@@ -134,20 +156,15 @@ void BM_DecodeBlock(benchmark::State& state) {
   SegmentEncoderOptions options;
   options.codec = choice.codec;
   options.compression_level = choice.level;
-  auto encoder = SegmentEncoder::Make(batch.schema(), options).ValueOrDie();
-  AlignedBuffer segment;
-  if (!encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &segment).ok()) {
+  const AlignedBuffer segment = EncodedSegment(batch, options);
+  if (segment.size() == 0) {
     state.SkipWithError("encode failed");
     return;
   }
   SegmentDecoder shared_decoder;
   for (auto _ : state) {
     std::unique_ptr<SegmentDecoder> fresh;
-    SegmentDecoder* decoder = &shared_decoder;
-    if (!cached) {
-      fresh = std::make_unique<SegmentDecoder>();
-      decoder = fresh.get();
-    }
+    SegmentDecoder* decoder = DecoderFor(cached, &shared_decoder, &fresh);
     Status status = decoder->Begin(segment.data(), segment.size(), nullptr, "bench");
     auto decoded = decoder->Next();
     if (!status.ok() || !decoded.ok() || !decoded->has_value()) {
@@ -178,20 +195,15 @@ void BM_DecodeSchemaOnly(benchmark::State& state) {
   const int columns = static_cast<int>(state.range(0));
   const bool cached = state.range(1) != 0;
   RecordBatch batch = workload::AlternatingBatch(columns, 64);
-  auto encoder = SegmentEncoder::Make(batch.schema()).ValueOrDie();
-  AlignedBuffer segment;
-  if (!encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &segment).ok()) {
+  const AlignedBuffer segment = EncodedSegment(batch, SegmentEncoderOptions{});
+  if (segment.size() == 0) {
     state.SkipWithError("encode failed");
     return;
   }
   SegmentDecoder shared_decoder;
   for (auto _ : state) {
     std::unique_ptr<SegmentDecoder> fresh;
-    SegmentDecoder* decoder = &shared_decoder;
-    if (!cached) {
-      fresh = std::make_unique<SegmentDecoder>();
-      decoder = fresh.get();
-    }
+    SegmentDecoder* decoder = DecoderFor(cached, &shared_decoder, &fresh);
     Status status = decoder->Begin(segment.data(), segment.size(), nullptr, "bench");
     if (status.ok()) status = decoder->ReadSchema();
     if (!status.ok()) state.SkipWithError(status.ToString().c_str());
@@ -199,7 +211,12 @@ void BM_DecodeSchemaOnly(benchmark::State& state) {
   }
   state.SetLabel(std::to_string(columns) + " columns/" + (cached ? "cached" : "uncached"));
 }
-BENCHMARK(BM_DecodeSchemaOnly)->ArgNames({"columns", "cached"})->Args({5, 1})->Args({5, 0})->Args({50, 1})->Args({50, 0});
+BENCHMARK(BM_DecodeSchemaOnly)
+    ->ArgNames({"columns", "cached"})
+    ->Args({5, 1})
+    ->Args({5, 0})
+    ->Args({50, 1})
+    ->Args({50, 0});
 
 }  // namespace
 }  // namespace sluice
