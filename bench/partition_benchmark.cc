@@ -96,28 +96,35 @@ std::vector<std::pair<const uint8_t*, int64_t>> KeyBytes(const RecordBatch& batc
   return ranges;
 }
 
+// Runs `pass` (over the batch's rows) six times, `repeat` times each; returns the median CPU
+// time per row of the last five (the first run faults the pages in). Small batches are passed
+// over many times per measurement so the clock resolution does not show.
+template <typename Pass>
+double MedianNsPerRow(int64_t rows, Pass pass) {
+  const int64_t repeat = std::max<int64_t>(1, kRows / rows);
+  std::vector<double> times;
+  for (int run = 0; run < 6; ++run) {
+    const double start = CpuSeconds();
+    for (int64_t r = 0; r < repeat; ++r) pass();
+    if (run > 0) times.push_back(CpuSeconds() - start);
+  }
+  std::sort(times.begin(), times.end());
+  return times[2] * 1e9 / static_cast<double>(rows * repeat);
+}
+
 // Median of five memcpy passes over the key bytes, in CPU ns per row.
 double MemcpyNsPerRow(const RecordBatch& batch, const std::vector<int>& keys) {
   const auto ranges = KeyBytes(batch, keys);
   int64_t largest = 0;
   for (const auto& range : ranges) largest = std::max(largest, range.second);
   std::vector<uint8_t> destination(static_cast<size_t>(largest));
-  // Small batches are copied many times per measurement so the clock resolution does not show.
-  const int64_t repeat = std::max<int64_t>(1, kRows / batch.num_rows());
-  std::vector<double> times;
-  for (int run = 0; run < 6; ++run) {
-    const double start = CpuSeconds();
-    for (int64_t r = 0; r < repeat; ++r) {
-      for (const auto& [data, size] : ranges) {
-        std::memcpy(destination.data(), data, static_cast<size_t>(size));
-        benchmark::DoNotOptimize(destination.data());
-        benchmark::ClobberMemory();
-      }
+  return MedianNsPerRow(batch.num_rows(), [&] {
+    for (const auto& [data, size] : ranges) {
+      std::memcpy(destination.data(), data, static_cast<size_t>(size));
+      benchmark::DoNotOptimize(destination.data());
+      benchmark::ClobberMemory();
     }
-    if (run > 0) times.push_back(CpuSeconds() - start);  // the first run faults the pages in
-  }
-  std::sort(times.begin(), times.end());
-  return times[2] * 1e9 / static_cast<double>(batch.num_rows() * repeat);
+  });
 }
 
 // Median of five passes of the least work that turns one fixed-width key column into ids: read
@@ -132,19 +139,11 @@ double StreamNsPerRow(const RecordBatch& batch, const std::vector<int>& keys) {
   const int64_t rows = batch.num_rows();
   const int64_t* values = column.values<int64_t>();
   std::vector<uint32_t> ids(static_cast<size_t>(rows));
-  const int64_t repeat = std::max<int64_t>(1, kRows / rows);
-  std::vector<double> times;
-  for (int run = 0; run < 6; ++run) {
-    const double start = CpuSeconds();
-    for (int64_t r = 0; r < repeat; ++r) {
-      for (int64_t row = 0; row < rows; ++row) ids[row] = static_cast<uint32_t>(values[row]);
-      benchmark::DoNotOptimize(ids.data());
-      benchmark::ClobberMemory();
-    }
-    if (run > 0) times.push_back(CpuSeconds() - start);  // the first run faults the pages in
-  }
-  std::sort(times.begin(), times.end());
-  return times[2] * 1e9 / static_cast<double>(rows * repeat);
+  return MedianNsPerRow(rows, [&] {
+    for (int64_t row = 0; row < rows; ++row) ids[row] = static_cast<uint32_t>(values[row]);
+    benchmark::DoNotOptimize(ids.data());
+    benchmark::ClobberMemory();
+  });
 }
 
 // Runs `work` once per iteration over a batch of `rows` rows and sets the counters.
