@@ -1,5 +1,6 @@
 #include "sluice/ipc/segment_decoder.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstring>
@@ -57,6 +58,28 @@ ColumnPlan PlanColumn(const DataType& type) {
   return plan;
 }
 
+// What the decoder reads of a buffer of an uncompressed block while it assembles and checks the
+// columns: nothing (fixed-width values and string bytes are only bounds-checked), the whole
+// buffer (validity bitmaps are counted, offsets checked), or its head and tail (nested columns,
+// which ValidateArray walks in ways not planned here).
+enum class BufferReads : uint8_t { kNothing, kWhole, kHeadAndTail };
+
+// Appends kHeadAndTail for every buffer of a column of `type`, children included.
+void AppendHeadAndTailReads(const DataType& type, std::vector<BufferReads>* out) {
+  out->insert(out->end(), static_cast<size_t>(BufferCount(type.id())), BufferReads::kHeadAndTail);
+  for (const Field& child : type.children()) AppendHeadAndTailReads(*child.type, out);
+}
+
+// Appends, per buffer of a top-level column of `type` (children included, pre-order), what
+// assembling and checking it reads.
+void AppendBufferReads(const DataType& type, std::vector<BufferReads>* out) {
+  if (!type.children().empty()) return AppendHeadAndTailReads(type, out);
+  for (int b = 0; b < BufferCount(type.id()); ++b) {
+    const bool read = b == 0 || (b == 1 && IsBinaryLike(type.id()));  // validity, offsets
+    out->push_back(read ? BufferReads::kWhole : BufferReads::kNothing);
+  }
+}
+
 struct CachedSchema {
   std::string bytes;  // the Schema flatbuffer, which is the cache key
   SchemaPtr schema;
@@ -64,6 +87,9 @@ struct CachedSchema {
   int node_count = 0;
   int buffer_count = 0;
   std::vector<ColumnPlan> columns;
+  // Per buffer, in message order: what assembling and checking a block reads of it, so that
+  // ResolveBuffers starts exactly those loads.
+  std::vector<BufferReads> buffer_reads;
   // One empty view per column with its type set: each block's columns start as a copy, which
   // costs less than value-initialising them (a `rep stos` per column).
   std::vector<ArrayData> column_template;
@@ -123,6 +149,26 @@ int CountBuffers(const DataType& type) {
 struct BlockArena {
   AlignedBuffer bytes;
 };
+
+// Prefetches what assembling a block reads of an uncompressed buffer of `length` > 0 bytes.
+inline void PrefetchForAssembly(const uint8_t* bytes, int64_t length, BufferReads reads) {
+  // A long buffer is read sequentially, which the hardware prefetcher follows once started.
+  constexpr int64_t kMaxWholeBytes = 1024;
+  switch (reads) {
+    case BufferReads::kNothing:
+      return;
+    case BufferReads::kWhole:
+      for (int64_t at = 0; at < std::min(length, kMaxWholeBytes); at += 64) {
+        __builtin_prefetch(bytes + at);
+      }
+      __builtin_prefetch(bytes + length - 1);
+      return;
+    case BufferReads::kHeadAndTail:
+      __builtin_prefetch(bytes);
+      __builtin_prefetch(bytes + length - 1);
+      return;
+  }
+}
 
 bool IsAligned(const uint8_t* pointer) {
   return (reinterpret_cast<uintptr_t>(pointer) & (ipc::kBufferAlignment - 1)) == 0;
@@ -343,6 +389,7 @@ class SegmentDecoder::Impl {
         entry->node_count += CountNodes(*field.type);
         entry->buffer_count += CountBuffers(*field.type);
         entry->columns.push_back(PlanColumn(*field.type));
+        AppendBufferReads(*field.type, &entry->buffer_reads);
         entry->column_template.emplace_back().type = field.type.get();
       }
       metrics_.schemas_parsed += 1;
@@ -477,12 +524,8 @@ class SegmentDecoder::Impl {
       int64_t needed = 0;
       if (codec == CompressionCodec::kNone || length == 0) {
         views_[i] = BufferView{length == 0 ? nullptr : bytes, length};
-        // Assembly reads the head and tail of each buffer (null counts, first and last offset):
-        // start those loads now, so that the misses of many columns overlap.
-        if (length > 0) {
-          __builtin_prefetch(bytes);
-          __builtin_prefetch(bytes + length - 1);
-        }
+        // Start the loads assembly will make now, so that the misses of many columns overlap.
+        if (length > 0) PrefetchForAssembly(bytes, length, current_->buffer_reads[i]);
         if (length > 0 && !IsAligned(bytes)) needed = length;
       } else {
         if (length < ipc::kCompressedLengthPrefixSize) {
