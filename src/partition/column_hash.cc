@@ -10,6 +10,7 @@
 #include "partition/column_hash_internal.h"
 #include "base/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/check.h"
 #include "sluice/partition/spark_hash.h"
 
 namespace sluice {
@@ -161,61 +162,79 @@ class ColumnHasher {
  public:
   using State = typename Hash::State;
 
-  // Folds rows `rows` of `array` into `states` (states[k] for rows[k]).
-  template <typename Rows>
+  // Sets states[k] to the hash of row rows.first + k seeded with Hash::kSeed (the seed itself
+  // where the row is null): Update over states that all hold the seed, for the first key column.
+  // A fixed-width column without nulls hashes straight into the states and never reads them,
+  // which saves a pass over them; in a batch larger than the cache, that pass is where the
+  // states' lines are first written, and it waits on memory.
+  static void Start(const ArrayData& array, const DenseRows& rows, State* states) {
+    if (Validity(array) == nullptr && HashedAsFixedWidth(array.type->id())) {
+      return Update</*kFromSeed=*/true>(array, rows, states);
+    }
+    std::fill(states, states + rows.count, static_cast<State>(Hash::kSeed));
+    Update(array, rows, states);
+  }
+
+  // Folds rows `rows` of `array` into `states` (states[k] for rows[k]). With kFromSeed (only for
+  // the types HashedAsFixedWidth lists, without nulls), every state is taken to hold Hash::kSeed
+  // and is written without being read.
+  template <bool kFromSeed = false, typename Rows>
   static void Update(const ArrayData& array, const Rows& rows, State* states) {
     if (rows.count == 0) return;
     const uint8_t* values = array.buffers[1].data;
+    const auto fixed = [&](auto hash_value) {
+      UpdateFixed<kFromSeed>(array, rows, states, hash_value);
+    };
     switch (array.type->id()) {
       case TypeId::kNull:
         return;
       case TypeId::kBoolean:
-        return UpdateFixed(array, rows, states, [values](int64_t i, State seed) {
+        return fixed([values](int64_t i, State seed) {
           return Hash::HashInt(bits::GetBit(values, i) ? 1 : 0, seed);
         });
       case TypeId::kInt8:
-        return UpdateInts<int8_t>(array, rows, states);
+        return UpdateInts<int8_t, kFromSeed>(array, rows, states);
       case TypeId::kInt16:
-        return UpdateInts<int16_t>(array, rows, states);
+        return UpdateInts<int16_t, kFromSeed>(array, rows, states);
       case TypeId::kInt32:
       case TypeId::kDate32:
-        return UpdateInts<int32_t>(array, rows, states);
+        return UpdateInts<int32_t, kFromSeed>(array, rows, states);
       case TypeId::kUInt8:
-        return UpdateInts<uint8_t>(array, rows, states);
+        return UpdateInts<uint8_t, kFromSeed>(array, rows, states);
       case TypeId::kUInt16:
-        return UpdateInts<uint16_t>(array, rows, states);
+        return UpdateInts<uint16_t, kFromSeed>(array, rows, states);
       case TypeId::kUInt32:
-        return UpdateLongs<uint32_t>(array, rows, states);
+        return UpdateLongs<uint32_t, kFromSeed>(array, rows, states);
       case TypeId::kInt64:
       case TypeId::kTimestamp:
-        return UpdateLongs<int64_t>(array, rows, states);
+        return UpdateLongs<int64_t, kFromSeed>(array, rows, states);
       case TypeId::kUInt64: {
         // Spark reads Parquet's UINT_64 as DecimalType(20, 0).
         const auto* typed = reinterpret_cast<const uint64_t*>(values);
-        return UpdateFixed(array, rows, states, [typed](int64_t i, State seed) {
+        return fixed([typed](int64_t i, State seed) {
           return HashBigIntegerBytes<Hash>(typed[i], seed);
         });
       }
       case TypeId::kFloat32: {
         const auto* typed = reinterpret_cast<const float*>(values);
-        return UpdateFixed(array, rows, states, [typed](int64_t i, State seed) {
+        return fixed([typed](int64_t i, State seed) {
           return Hash::HashInt(FloatBitsForHash(typed[i]), seed);
         });
       }
       case TypeId::kFloat64: {
         const auto* typed = reinterpret_cast<const double*>(values);
-        return UpdateFixed(array, rows, states, [typed](int64_t i, State seed) {
+        return fixed([typed](int64_t i, State seed) {
           return Hash::HashLong(DoubleBitsForHash(typed[i]), seed);
         });
       }
       case TypeId::kDecimal128:
         if (array.type->precision() <= 18) {
           // The unscaled value fits a long: its low 8 bytes.
-          return UpdateFixed(array, rows, states, [values](int64_t i, State seed) {
+          return fixed([values](int64_t i, State seed) {
             return Hash::HashLong(bits::LoadUnaligned<int64_t>(values + 16 * i), seed);
           });
         }
-        return UpdateFixed(array, rows, states, [values](int64_t i, State seed) {
+        return fixed([values](int64_t i, State seed) {
           return HashBigIntegerBytes<Hash>(LoadDecimal128(values + 16 * i), seed);
         });
       case TypeId::kUtf8:
@@ -242,18 +261,41 @@ class ColumnHasher {
   }
 
  private:
-  template <typename T>
+  // The types Update hashes through UpdateFixed.
+  static bool HashedAsFixedWidth(TypeId id) {
+    switch (id) {
+      case TypeId::kBoolean:
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+      case TypeId::kUInt8:
+      case TypeId::kUInt16:
+      case TypeId::kUInt32:
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+      case TypeId::kUInt64:
+      case TypeId::kFloat32:
+      case TypeId::kFloat64:
+      case TypeId::kDecimal128:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  template <typename T, bool kFromSeed>
   static void UpdateInts(const ArrayData& array, const auto& rows, State* states) {
     const auto* typed = reinterpret_cast<const T*>(array.buffers[1].data);
-    UpdateFixed(array, rows, states, [typed](int64_t i, State seed) {
+    UpdateFixed<kFromSeed>(array, rows, states, [typed](int64_t i, State seed) {
       return Hash::HashInt(static_cast<int32_t>(typed[i]), seed);
     });
   }
 
-  template <typename T>
+  template <typename T, bool kFromSeed>
   static void UpdateLongs(const ArrayData& array, const auto& rows, State* states) {
     const auto* typed = reinterpret_cast<const T*>(array.buffers[1].data);
-    UpdateFixed(array, rows, states, [typed](int64_t i, State seed) {
+    UpdateFixed<kFromSeed>(array, rows, states, [typed](int64_t i, State seed) {
       return Hash::HashLong(static_cast<int64_t>(typed[i]), seed);
     });
   }
@@ -275,12 +317,20 @@ class ColumnHasher {
   // Fixed-width values: every slot, null or not, holds readable bytes, so a null row is hashed
   // too and the old state selected back without a branch. `hash_value(i, seed)` hashes the value
   // at physical index i.
-  template <typename Rows, typename ValueHash>
+  template <bool kFromSeed, typename Rows, typename ValueHash>
   static void UpdateFixed(const ArrayData& array, const Rows& rows, State* __restrict states,
                           ValueHash hash_value) {
     const int64_t base = array.offset;
     const uint8_t* validity = Validity(array);
-    if constexpr (std::is_same_v<Rows, DenseRows>) {
+    if constexpr (kFromSeed) {
+      static_assert(std::is_same_v<Rows, DenseRows>);
+      SLUICE_DCHECK(validity == nullptr);
+      // The state argument goes unused, so the loop never loads the states.
+      return DenseLoop(states, base + rows.first, rows.count,
+                       [hash_value](int64_t i, State) {
+                         return hash_value(i, static_cast<State>(Hash::kSeed));
+                       });
+    } else if constexpr (std::is_same_v<Rows, DenseRows>) {
       const int64_t first = base + rows.first;
       if (validity == nullptr) return DenseLoop(states, first, rows.count, hash_value);
       // Blocks of rows: all valid and all null blocks take the plain paths, mixed ones a select
@@ -451,8 +501,9 @@ Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
   for (int64_t first = 0; first < rows; first += kChunkRows) {
     const int64_t count = std::min(kChunkRows, rows - first);
     typename Hash::State* chunk = states + first;
-    std::fill(chunk, chunk + count, static_cast<typename Hash::State>(Hash::kSeed));
-    for (const int key : key_columns) {
+    ColumnHasher<Hash>::Start(batch.column(static_cast<size_t>(key_columns[0])),
+                              DenseRows{first, count}, chunk);
+    for (const int key : key_columns.subspan(1)) {
       ColumnHasher<Hash>::Update(batch.column(static_cast<size_t>(key)), DenseRows{first, count},
                                  chunk);
     }
@@ -466,6 +517,10 @@ namespace internal {
 
 void FoldColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states) {
   ColumnHasher<MurmurHash3Spark>::Update(array, DenseRows{first, count}, states);
+}
+
+void StartColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states) {
+  ColumnHasher<MurmurHash3Spark>::Start(array, DenseRows{first, count}, states);
 }
 
 void FoldColumnXxHash64(const ArrayData& array, int64_t first, int64_t count, uint64_t* states) {

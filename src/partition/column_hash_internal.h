@@ -17,6 +17,10 @@ namespace sluice::internal {
 /// row is null.
 void FoldColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states);
 
+/// FoldColumnMurmur3 into states that all hold Spark's seed (42), without reading them: the
+/// first key column.
+void StartColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states);
+
 /// Same as FoldColumnMurmur3 with Spark's XXH64.
 void FoldColumnXxHash64(const ArrayData& array, int64_t first, int64_t count, uint64_t* states);
 

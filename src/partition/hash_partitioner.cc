@@ -31,10 +31,11 @@ class HashPartitioner final : public Partitioner {
     for (int64_t first = 0; first < rows; first += kPartitionChunkRows) {
       const int64_t count = std::min(kPartitionChunkRows, rows - first);
       uint32_t* states = partition_ids + first;
-      PrefetchNextChunk(batch, keys_.indices(), first + count, kPartitionChunkRows);
-      std::fill(states, states + count, MurmurHash3Spark::kSeed);
-      for (const int key : keys_.indices()) {
-        FoldColumnMurmur3(batch.column(static_cast<size_t>(key)), first, count, states);
+      PrefetchAhead(batch, keys_.indices(), first, count);
+      const std::vector<int>& keys = keys_.indices();
+      StartColumnMurmur3(batch.column(static_cast<size_t>(keys[0])), first, count, states);
+      for (size_t k = 1; k < keys.size(); ++k) {
+        FoldColumnMurmur3(batch.column(static_cast<size_t>(keys[k])), first, count, states);
       }
       modulo_.PmodInPlace(states, count);
     }

@@ -13,8 +13,8 @@
 namespace sluice::internal {
 
 /// Rows are partitioned in chunks of this many rows so that per-row scratch (hash states, search
-/// ranges) stays in the L1/L2 cache however large the batch: 4096 uint32 states are 16 KiB.
-inline constexpr int64_t kPartitionChunkRows = 4096;
+/// ranges) stays in the L1 cache however large the batch: 1024 uint32 states are 4 KiB.
+inline constexpr int64_t kPartitionChunkRows = 1024;
 
 /// The key columns of a partitioner: their indices and the types the schema gave them, checked
 /// against every batch (once per batch, not per row).

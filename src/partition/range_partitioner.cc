@@ -440,7 +440,7 @@ class RangePartitioner final : public Partitioner {
     const size_t key_count = range_keys_.size();
     for (int64_t first = 0; first < rows; first += kPartitionChunkRows) {
       const int64_t count = std::min(kPartitionChunkRows, rows - first);
-      PrefetchNextChunk(batch, keys_.indices(), first + count, kPartitionChunkRows);
+      PrefetchAhead(batch, keys_.indices(), first, count);
       for (size_t c = 0; c < key_count; ++c) {
         const ArrayData& column = batch.column(static_cast<size_t>(keys_.indices()[c]));
         range_keys_[c]->Narrow(column, first, count, c == 0, c + 1 < key_count,

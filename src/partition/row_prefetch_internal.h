@@ -4,7 +4,7 @@
 // key column is a short sequential pass. The hardware prefetcher ramps up again at the start of
 // every such pass, so a batch larger than the cache spends most of its time waiting on memory
 // (measured: Int64 keys of an 8M-row batch took 6.3 ns per row against 1.2 in cache). Issuing
-// the next chunk's loads while the current one is hashed hides that wait.
+// the loads of rows further on while the current chunk is hashed hides that wait.
 #pragma once
 
 #include <algorithm>
@@ -49,13 +49,19 @@ inline void PrefetchRows(const ArrayData& array, int64_t first, int64_t count) {
   }
 }
 
-/// Prefetches the key columns of the chunk that starts at row `next` (rows up to `chunk_rows`),
-/// if there is one.
-inline void PrefetchNextChunk(const RecordBatch& batch, const std::vector<int>& key_columns,
-                              int64_t next, int64_t chunk_rows) {
-  const int64_t count = std::min(chunk_rows, batch.num_rows() - next);
+/// How far ahead of the rows being partitioned their keys are prefetched. A chunk ahead was too
+/// close: a batch of Int64 keys in DRAM took 2.5-2.8 ns per row with 4096-row chunks and the
+/// next chunk prefetched, 1.8 ns with 1024-row chunks and keys prefetched 8192 rows ahead.
+inline constexpr int64_t kPrefetchAheadRows = 8192;
+
+/// Prefetches the key columns of rows [first, first + count) + kPrefetchAheadRows, as far as the
+/// batch goes.
+inline void PrefetchAhead(const RecordBatch& batch, const std::vector<int>& key_columns,
+                          int64_t first, int64_t count) {
+  const int64_t ahead = first + kPrefetchAheadRows;
+  count = std::min(count, batch.num_rows() - ahead);
   for (const int key : key_columns)
-    PrefetchRows(batch.column(static_cast<size_t>(key)), next, count);
+    PrefetchRows(batch.column(static_cast<size_t>(key)), ahead, count);
 }
 
 }  // namespace sluice::internal

@@ -741,5 +741,44 @@ TEST(ColumnHashPropertyTest, RandomSchemasEqualScalarReference) {
   }
 }
 
+// Batches of several partitioning chunks (1024 rows) and prefetch distances (8192 rows): every
+// leaf type as the only key and as the first of two, without nulls (hashed straight into the
+// states) and with them, whole and sliced off the chunk grid.
+TEST(ColumnHashPropertyTest, ManyChunksEqualScalarReference) {
+  std::vector<Field> fields;
+  for (const TypePtr& type : testing::AllLeafTypes()) {
+    fields.push_back(MakeField("c" + std::to_string(fields.size()), type));
+  }
+  const auto schema = std::make_shared<Schema>(std::move(fields));
+  for (const double null_probability : {0.0, 0.05}) {
+    const RecordBatch batch =
+        testing::RandomBatch(schema, 9500, 7, {.null_probability = null_probability});
+    for (const RecordBatch& view : {batch, batch.Slice(777, 8700)}) {
+      for (int c = 0; c < static_cast<int>(view.num_columns()); ++c) {
+        const std::vector<int> key_sets[] = {{c},
+                                             {c, (c + 1) % static_cast<int>(view.num_columns())}};
+        for (const std::vector<int>& keys : key_sets) {
+          PartitionerOptions options;
+          options.kind = PartitionKind::kHash;
+          options.partition_count = 200;
+          options.key_columns = keys;
+          auto partitioner = MakePartitioner(options, *view.schema());
+          ASSERT_TRUE(partitioner.ok()) << partitioner.status().ToString();
+          std::vector<uint32_t> ids(static_cast<size_t>(view.num_rows()));
+          ASSERT_TRUE((*partitioner)->Partition(view, ids.data()).ok());
+          for (int64_t row = 0; row < view.num_rows(); ++row) {
+            const auto hash = static_cast<int32_t>(ReferenceRowHash<Murmur>(view, keys, row));
+            ASSERT_EQ(ids[static_cast<size_t>(row)],
+                      static_cast<uint32_t>(((hash % 200) + 200) % 200))
+                << view.schema()->field(static_cast<size_t>(c)).type->ToString() << " keys "
+                << keys.size() << " null probability " << null_probability << " row " << row;
+          }
+          ExpectKernelEqualsReference<Xx>(view, keys, "many chunks");
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice
