@@ -4,6 +4,31 @@
 
 namespace sluice::internal {
 
+namespace {
+
+// How long a thread waiting for the other polls before it sleeps. Waking a sleeping thread
+// costs tens of microseconds, more on a VM whose idle virtual CPU halts (measured here: lz4 at
+// 200 partitions, 0.49-0.52 of the raw codec's throughput without polling, 0.66-0.72 with
+// 300 us to 3 ms of it). The poll yields, so other runnable threads get the core meanwhile.
+constexpr int64_t kPollNanos = 500'000;
+
+// How long before a job's predicted end a caller that slept for it wakes to poll: a margin for
+// a job slower than the last and for the wake itself.
+constexpr int64_t kWakeEarlyNanos = 100'000;
+
+// Returns whether `ready()` holds, polling it for up to kPollNanos.
+template <typename Ready>
+bool PollUntil(Ready ready) {
+  const auto start = SteadyClock::now();
+  while (!ready()) {
+    if (NanosSince(start) > kPollNanos) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+}  // namespace
+
 CompressionWorker::CompressionWorker(SegmentEncoder* encoder)
     : encoder_(encoder), thread_([this] { Run(); }) {}
 
@@ -25,11 +50,17 @@ void CompressionWorker::Stop() {
 void CompressionWorker::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
+    lock.unlock();
+    PollUntil([this] { return stop_.load() || job_.load() >= 0; });
+    lock.lock();
     submitted_.wait(lock, [this] { return stop_ || job_ >= 0; });
     if (stop_) return;
     Job* job = &jobs_[job_];
     lock.unlock();
+    const auto start = SteadyClock::now();
     Frame(job);
+    last_frame_nanos_.store(NanosSince(start), std::memory_order_relaxed);
+    last_frame_bytes_.store(job->blocks.gathered_bytes(), std::memory_order_relaxed);
     lock.lock();
     job_ = -1;
     finished_.notify_one();
@@ -57,12 +88,30 @@ void CompressionWorker::Submit(int index) {
   }
   submitted_.notify_one();
   in_flight_ = index;
+  submitted_at_ = SteadyClock::now();
 }
 
 void CompressionWorker::Wait() {
   SLUICE_DCHECK(in_flight_ >= 0);
   const auto start = SteadyClock::now();
-  {
+  // A job framed at the last job's pace that is far from done (the codec is slower than
+  // gathering, as zstd is): sleep until shortly before it should be, rather than poll that long.
+  const int64_t last_bytes = last_frame_bytes_.load(std::memory_order_relaxed);
+  if (last_bytes > 0 && job_.load() >= 0) {
+    const double nanos_per_byte =
+        static_cast<double>(last_frame_nanos_.load(std::memory_order_relaxed)) /
+        static_cast<double>(last_bytes);
+    const auto expected_end =
+        submitted_at_ +
+        std::chrono::nanoseconds(static_cast<int64_t>(
+            nanos_per_byte * static_cast<double>(jobs_[in_flight_].blocks.gathered_bytes())));
+    const auto wake = expected_end - std::chrono::nanoseconds(kWakeEarlyNanos);
+    if (wake > start) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      finished_.wait_until(lock, wake, [this] { return job_ < 0; });
+    }
+  }
+  if (!PollUntil([this] { return job_.load() < 0; })) {
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [this] { return job_ < 0; });
   }

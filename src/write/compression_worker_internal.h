@@ -3,8 +3,10 @@
 //
 // Work moves in jobs: a run of consecutive blocks gathered into one GatheredBlocks, compressed
 // by the thread into one buffer of framed RecordBatch messages. Blocks are handed over by the
-// job, not one by one, because a hand-over wakes a sleeping thread, which costs about as much as
-// compressing a small block (at 200 partitions a block is ~20 KiB and ~15 us of lz4).
+// job, not one by one, because a hand-over to a sleeping thread costs about as much as
+// compressing a small block (at 200 partitions a block is ~20 KiB and ~15 us of lz4); and a
+// thread that waits for the other polls for a while before it sleeps, so that during a flush,
+// when jobs follow each other closely, neither has to be woken.
 //
 // There are two job slots. The writer gathers a job into one slot and submits it; while the
 // thread compresses it, the writer appends the messages of the previous job to its file and
@@ -18,6 +20,7 @@
 // compressing, and joins the thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -27,6 +30,7 @@
 
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/result.h"
+#include "sluice/base/stopwatch.h"
 #include "sluice/ipc/segment_encoder.h"
 
 namespace sluice::internal {
@@ -88,11 +92,18 @@ class CompressionWorker {
   int in_flight_ = -1;  // the caller's view
   int64_t wait_nanos_ = 0;
 
+  // job_ and stop_ change under mutex_ (so a sleeper cannot miss a change) and are read without
+  // it while spinning.
   std::mutex mutex_;
   std::condition_variable submitted_;  // a job or stop_, for the thread
   std::condition_variable finished_;   // the job is done, for the caller
-  int job_ = -1;                       // slot submitted and not yet finished
-  bool stop_ = false;
+  std::atomic<int> job_{-1};           // slot submitted and not yet finished
+  std::atomic<bool> stop_{false};
+  // The pace of the last job the thread finished (set before job_ is cleared), and when the
+  // caller submitted the job in flight: Wait sleeps through most of a wait they predict long.
+  std::atomic<int64_t> last_frame_nanos_{0};
+  std::atomic<int64_t> last_frame_bytes_{0};
+  SteadyClock::time_point submitted_at_;
 
   std::thread thread_;  // last: starts once everything above is built
 };
