@@ -12,10 +12,6 @@ namespace {
 // 300 us to 3 ms of it). The poll yields, so other runnable threads get the core meanwhile.
 constexpr int64_t kPollNanos = 500'000;
 
-// How long before a job's predicted end a caller that slept for it wakes to poll: a margin for
-// a job slower than the last and for the wake itself.
-constexpr int64_t kWakeEarlyNanos = 100'000;
-
 // Returns whether `ready()` holds, polling it for up to kPollNanos.
 template <typename Ready>
 bool PollUntil(Ready ready) {
@@ -29,8 +25,52 @@ bool PollUntil(Ready ready) {
 
 }  // namespace
 
-CompressionWorker::CompressionWorker(SegmentEncoder* encoder)
-    : encoder_(encoder), thread_([this] { Run(); }) {}
+void CompressionWorker::Job::Reset() {
+  for (AlignedBuffer& messages : messages_) messages.Clear();
+  places_.resize(blocks.size());
+  next_.store(0);
+  first_failed_.store(blocks.size());
+  failure_ = Status::OK();
+  framed_ = 0;
+  status_ = Status::OK();
+}
+
+void CompressionWorker::Job::FrameClaimed(SegmentEncoder* encoder, int framer) {
+  AlignedBuffer& out = messages_[framer];
+  while (true) {
+    const size_t index = next_.fetch_add(1);
+    // Nothing after a failed block is delivered, so framing it is wasted.
+    if (index >= first_failed_.load()) return;
+    const int64_t start = out.size();
+    Status status = encoder->AppendGathered(&blocks, index, &out);
+    if (!status.ok()) {
+      out.Resize(start);
+      std::lock_guard<std::mutex> lock(failure_mutex_);
+      if (index < first_failed_.load()) {
+        first_failed_.store(index);
+        failure_ = std::move(status);
+      }
+      return;
+    }
+    places_[index] = Place{framer, start, out.size()};
+  }
+}
+
+void CompressionWorker::Job::Conclude() {
+  framed_ = first_failed_.load();
+  status_ = framed_ < blocks.size() ? std::move(failure_) : Status::OK();
+}
+
+Result<std::unique_ptr<CompressionWorker>> CompressionWorker::Make(SegmentEncoder* encoder) {
+  SLUICE_ASSIGN_OR_RAISE(auto caller_encoder,
+                         SegmentEncoder::Make(encoder->schema(), encoder->options()));
+  return std::unique_ptr<CompressionWorker>(
+      new CompressionWorker(encoder, std::move(caller_encoder)));
+}
+
+CompressionWorker::CompressionWorker(SegmentEncoder* encoder,
+                                     std::unique_ptr<SegmentEncoder> caller_encoder)
+    : encoder_(encoder), caller_encoder_(std::move(caller_encoder)), thread_([this] { Run(); }) {}
 
 CompressionWorker::~CompressionWorker() {
   Stop();
@@ -57,72 +97,36 @@ void CompressionWorker::Run() {
     if (stop_) return;
     Job* job = &jobs_[job_];
     lock.unlock();
-    const auto start = SteadyClock::now();
-    Frame(job);
-    last_frame_nanos_.store(NanosSince(start), std::memory_order_relaxed);
-    last_frame_bytes_.store(job->blocks.gathered_bytes(), std::memory_order_relaxed);
+    job->FrameClaimed(encoder_, /*framer=*/0);
     lock.lock();
     job_ = -1;
     finished_.notify_one();
   }
 }
 
-void CompressionWorker::Frame(Job* job) {
-  job->messages.Clear();
-  job->ends.clear();
-  job->framed = 0;
-  job->status = Status::OK();
-  for (size_t i = 0; i < job->blocks.size(); ++i) {
-    job->status = encoder_->AppendGathered(&job->blocks, i, &job->messages);
-    if (!job->status.ok()) return;
-    job->ends.push_back(job->messages.size());
-    job->framed = i + 1;
-  }
-}
-
 void CompressionWorker::Submit(int index) {
   SLUICE_DCHECK(in_flight_ < 0);
+  jobs_[index].Reset();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = index;
   }
   submitted_.notify_one();
   in_flight_ = index;
-  submitted_at_ = SteadyClock::now();
 }
 
 void CompressionWorker::Wait() {
   SLUICE_DCHECK(in_flight_ >= 0);
   const auto start = SteadyClock::now();
-  // A job framed at the last job's pace that is far from done (the codec is slower than
-  // gathering, as zstd is): sleep until shortly before it should be, rather than poll that long.
-  const int64_t last_bytes = last_frame_bytes_.load(std::memory_order_relaxed);
-  if (last_bytes > 0 && job_.load() >= 0) {
-    const double nanos_per_byte =
-        static_cast<double>(last_frame_nanos_.load(std::memory_order_relaxed)) /
-        static_cast<double>(last_bytes);
-    const auto expected_end =
-        submitted_at_ +
-        std::chrono::nanoseconds(static_cast<int64_t>(
-            nanos_per_byte * static_cast<double>(jobs_[in_flight_].blocks.gathered_bytes())));
-    const auto wake = expected_end - std::chrono::nanoseconds(kWakeEarlyNanos);
-    if (wake > start) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      finished_.wait_until(lock, wake, [this] { return job_ < 0; });
-    }
-  }
+  Job* job = &jobs_[in_flight_];
+  job->FrameClaimed(caller_encoder_.get(), /*framer=*/1);
   if (!PollUntil([this] { return job_.load() < 0; })) {
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [this] { return job_ < 0; });
   }
+  job->Conclude();
   wait_nanos_ += NanosSince(start);
   in_flight_ = -1;
-}
-
-int64_t CompressionWorker::scratch_bytes() const {
-  int64_t bytes = 0;
-  for (const Job& job : jobs_) bytes += job.blocks.scratch_capacity() + job.messages.capacity();
-  return bytes;
 }
 
 }  // namespace sluice::internal

@@ -60,7 +60,7 @@ class MapWriter::Impl {
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
     if (options_.compression_threads > 0 && options_.encoding.codec != CompressionCodec::kNone) {
-      worker_ = std::make_unique<internal::CompressionWorker>(encoder_.get());
+      SLUICE_ASSIGN_OR_RAISE(worker_, internal::CompressionWorker::Make(encoder_.get()));
     }
     return Status::OK();
   }
@@ -258,7 +258,7 @@ class MapWriter::Impl {
             continue;
           }
           const CompressionWorker::Job& job = *worker_->job(consumed_job_);
-          if (keys.next >= job.framed) return job.status;
+          if (keys.next >= job.framed()) return job.status();
           *message = job.message(keys.next);
           keys.next += 1;
           return Status::OK();
@@ -350,12 +350,17 @@ class MapWriter::Impl {
     const auto& encoder_metrics = encoder_->metrics();
     const auto& file_metrics = files_->metrics();
     metrics_.blocks = encoder_metrics.blocks;
+    metrics_.compress_nanos = encoder_metrics.compress_nanos;
+    if (worker_ != nullptr) {
+      // The blocks this thread framed while it waited for the worker.
+      metrics_.blocks += worker_->caller_encoder_metrics().blocks;
+      metrics_.compress_nanos += worker_->caller_encoder_metrics().compress_nanos;
+    }
     // What the flushes spent neither in the codec (or, with the worker compressing, waiting
-    // for it) nor in file writes was gathering.
+    // for it and framing its share) nor in file writes was gathering.
     metrics_.gather_nanos =
         file_metrics.flush_nanos - file_metrics.write_nanos -
         (worker_ != nullptr ? worker_->wait_nanos() : encoder_metrics.compress_nanos);
-    metrics_.compress_nanos = encoder_metrics.compress_nanos;
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
     metrics_.write_nanos = file_metrics.write_nanos;
