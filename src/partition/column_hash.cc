@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "partition/column_hash_internal.h"
 #include "base/simd_dispatch_internal.h"
+#include "partition/column_hash_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/check.h"
 #include "sluice/partition/spark_hash.h"
@@ -167,18 +167,20 @@ class ColumnHasher {
   // A fixed-width column without nulls hashes straight into the states and never reads them,
   // which saves a pass over them; in a batch larger than the cache, that pass is where the
   // states' lines are first written, and it waits on memory.
+  template <bool kWide = false>
   static void Start(const ArrayData& array, const DenseRows& rows, State* states) {
     if (Validity(array) == nullptr && HashedAsFixedWidth(array.type->id())) {
-      return Update</*kFromSeed=*/true>(array, rows, states);
+      return Update</*kFromSeed=*/true, kWide>(array, rows, states);
     }
     std::fill(states, states + rows.count, static_cast<State>(Hash::kSeed));
-    Update(array, rows, states);
+    Update<false, kWide>(array, rows, states);
   }
 
   // Folds rows `rows` of `array` into `states` (states[k] for rows[k]). With kFromSeed (only for
   // the types HashedAsFixedWidth lists, without nulls), every state is taken to hold Hash::kSeed
-  // and is written without being read.
-  template <bool kFromSeed = false, typename Rows>
+  // and is written without being read. With kWide, integer columns are hashed with 512-bit
+  // vectors where the CPU has them (see HashedWithWideVectors).
+  template <bool kFromSeed = false, bool kWide = false, typename Rows>
   static void Update(const ArrayData& array, const Rows& rows, State* states) {
     if (rows.count == 0) return;
     const uint8_t* values = array.buffers[1].data;
@@ -193,27 +195,26 @@ class ColumnHasher {
           return Hash::HashInt(bits::GetBit(values, i) ? 1 : 0, seed);
         });
       case TypeId::kInt8:
-        return UpdateInts<int8_t, kFromSeed>(array, rows, states);
+        return UpdateInts<int8_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kInt16:
-        return UpdateInts<int16_t, kFromSeed>(array, rows, states);
+        return UpdateInts<int16_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kInt32:
       case TypeId::kDate32:
-        return UpdateInts<int32_t, kFromSeed>(array, rows, states);
+        return UpdateInts<int32_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kUInt8:
-        return UpdateInts<uint8_t, kFromSeed>(array, rows, states);
+        return UpdateInts<uint8_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kUInt16:
-        return UpdateInts<uint16_t, kFromSeed>(array, rows, states);
+        return UpdateInts<uint16_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kUInt32:
-        return UpdateLongs<uint32_t, kFromSeed>(array, rows, states);
+        return UpdateLongs<uint32_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kInt64:
       case TypeId::kTimestamp:
-        return UpdateLongs<int64_t, kFromSeed>(array, rows, states);
+        return UpdateLongs<int64_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kUInt64: {
         // Spark reads Parquet's UINT_64 as DecimalType(20, 0).
         const auto* typed = reinterpret_cast<const uint64_t*>(values);
-        return fixed([typed](int64_t i, State seed) {
-          return HashBigIntegerBytes<Hash>(typed[i], seed);
-        });
+        return fixed(
+            [typed](int64_t i, State seed) { return HashBigIntegerBytes<Hash>(typed[i], seed); });
       }
       case TypeId::kFloat32: {
         const auto* typed = reinterpret_cast<const float*>(values);
@@ -284,18 +285,18 @@ class ColumnHasher {
     }
   }
 
-  template <typename T, bool kFromSeed>
+  template <typename T, bool kFromSeed, bool kWide>
   static void UpdateInts(const ArrayData& array, const auto& rows, State* states) {
     const auto* typed = reinterpret_cast<const T*>(array.buffers[1].data);
-    UpdateFixed<kFromSeed>(array, rows, states, [typed](int64_t i, State seed) {
+    UpdateFixed<kFromSeed, kWide>(array, rows, states, [typed](int64_t i, State seed) {
       return Hash::HashInt(static_cast<int32_t>(typed[i]), seed);
     });
   }
 
-  template <typename T, bool kFromSeed>
+  template <typename T, bool kFromSeed, bool kWide>
   static void UpdateLongs(const ArrayData& array, const auto& rows, State* states) {
     const auto* typed = reinterpret_cast<const T*>(array.buffers[1].data);
-    UpdateFixed<kFromSeed>(array, rows, states, [typed](int64_t i, State seed) {
+    UpdateFixed<kFromSeed, kWide>(array, rows, states, [typed](int64_t i, State seed) {
       return Hash::HashLong(static_cast<int64_t>(typed[i]), seed);
     });
   }
@@ -317,7 +318,7 @@ class ColumnHasher {
   // Fixed-width values: every slot, null or not, holds readable bytes, so a null row is hashed
   // too and the old state selected back without a branch. `hash_value(i, seed)` hashes the value
   // at physical index i.
-  template <bool kFromSeed, typename Rows, typename ValueHash>
+  template <bool kFromSeed, bool kWide = false, typename Rows, typename ValueHash>
   static void UpdateFixed(const ArrayData& array, const Rows& rows, State* __restrict states,
                           ValueHash hash_value) {
     const int64_t base = array.offset;
@@ -326,13 +327,13 @@ class ColumnHasher {
       static_assert(std::is_same_v<Rows, DenseRows>);
       SLUICE_DCHECK(validity == nullptr);
       // The state argument goes unused, so the loop never loads the states.
-      return DenseLoop(states, base + rows.first, rows.count,
-                       [hash_value](int64_t i, State) {
-                         return hash_value(i, static_cast<State>(Hash::kSeed));
-                       });
+      return DenseLoop<kWide>(states, base + rows.first, rows.count,
+                              [hash_value](int64_t i, State) {
+                                return hash_value(i, static_cast<State>(Hash::kSeed));
+                              });
     } else if constexpr (std::is_same_v<Rows, DenseRows>) {
       const int64_t first = base + rows.first;
-      if (validity == nullptr) return DenseLoop(states, first, rows.count, hash_value);
+      if (validity == nullptr) return DenseLoop<kWide>(states, first, rows.count, hash_value);
       // Blocks of rows: all valid and all null blocks take the plain paths, mixed ones a select
       // on the validity unpacked to one byte per row.
       alignas(64) uint8_t valid[kSelectBlockRows];
@@ -341,9 +342,9 @@ class ColumnHasher {
         const int64_t valid_count = UnpackValidity(validity, first + block, block_size, valid);
         if (valid_count == 0) continue;
         if (valid_count == block_size) {
-          DenseLoop(states + block, first + block, block_size, hash_value);
+          DenseLoop<kWide>(states + block, first + block, block_size, hash_value);
         } else {
-          DenseSelectLoop(states + block, first + block, block_size, valid, hash_value);
+          DenseSelectLoop<kWide>(states + block, first + block, block_size, valid, hash_value);
         }
       }
     } else {
@@ -363,20 +364,24 @@ class ColumnHasher {
 
   // states[k] = hash_value(first + k, states[k]) for k < count: the loop every fixed-width column
   // spends its time in, compiled for the CPU's widest vectors.
-  template <typename ValueHash>
+  template <bool kWide, typename ValueHash>
   static void DenseLoop(State* __restrict states, int64_t first, int64_t count,
                         ValueHash hash_value) {
 #if SLUICE_HAVE_AVX2_DISPATCH
+    if (kWide && internal::CpuHasAvx512()) return DenseLoopAvx512(states, first, count, hash_value);
     if (internal::CpuHasAvx2()) return DenseLoopAvx2(states, first, count, hash_value);
 #endif
     for (int64_t k = 0; k < count; ++k) states[k] = hash_value(first + k, states[k]);
   }
 
   // As DenseLoop, keeping the old state where valid[k] is 0.
-  template <typename ValueHash>
+  template <bool kWide, typename ValueHash>
   static void DenseSelectLoop(State* __restrict states, int64_t first, int64_t count,
                               const uint8_t* valid, ValueHash hash_value) {
 #if SLUICE_HAVE_AVX2_DISPATCH
+    if (kWide && internal::CpuHasAvx512()) {
+      return DenseSelectLoopAvx512(states, first, count, valid, hash_value);
+    }
     if (internal::CpuHasAvx2()) {
       return DenseSelectLoopAvx2(states, first, count, valid, hash_value);
     }
@@ -386,9 +391,22 @@ class ColumnHasher {
 
 #if SLUICE_HAVE_AVX2_DISPATCH
   template <typename ValueHash>
+  SLUICE_TARGET_AVX512 static void DenseLoopAvx512(State* __restrict states, int64_t first,
+                                                   int64_t count, ValueHash hash_value) {
+    for (int64_t k = 0; k < count; ++k) states[k] = hash_value(first + k, states[k]);
+  }
+
+  template <typename ValueHash>
   SLUICE_TARGET_AVX2 static void DenseLoopAvx2(State* __restrict states, int64_t first,
                                                int64_t count, ValueHash hash_value) {
     for (int64_t k = 0; k < count; ++k) states[k] = hash_value(first + k, states[k]);
+  }
+
+  template <typename ValueHash>
+  SLUICE_TARGET_AVX512 static void DenseSelectLoopAvx512(State* __restrict states, int64_t first,
+                                                         int64_t count, const uint8_t* valid,
+                                                         ValueHash hash_value) {
+    SelectLoop(states, first, count, valid, hash_value);
   }
 
   template <typename ValueHash>
@@ -491,22 +509,36 @@ class ColumnHasher {
   }
 };
 
-template <typename Hash>
-Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
-                   typename Hash::State* states) {
-  SLUICE_RETURN_NOT_OK(internal::CheckKeyColumns(batch, key_columns, "hash key"));
+template <typename Hash, bool kWide>
+void HashChunks(const RecordBatch& batch, std::span<const int> key_columns,
+                typename Hash::State* states) {
   // A chunk at a time, so the states stay in cache while every key column folds into them.
   constexpr int64_t kChunkRows = 4096;
   const int64_t rows = batch.num_rows();
   for (int64_t first = 0; first < rows; first += kChunkRows) {
     const int64_t count = std::min(kChunkRows, rows - first);
     typename Hash::State* chunk = states + first;
-    ColumnHasher<Hash>::Start(batch.column(static_cast<size_t>(key_columns[0])),
-                              DenseRows{first, count}, chunk);
+    ColumnHasher<Hash>::template Start<kWide>(batch.column(static_cast<size_t>(key_columns[0])),
+                                              DenseRows{first, count}, chunk);
     for (const int key : key_columns.subspan(1)) {
-      ColumnHasher<Hash>::Update(batch.column(static_cast<size_t>(key)), DenseRows{first, count},
-                                 chunk);
+      ColumnHasher<Hash>::template Update<false, kWide>(batch.column(static_cast<size_t>(key)),
+                                                        DenseRows{first, count}, chunk);
     }
+  }
+}
+
+template <typename Hash>
+Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
+                   typename Hash::State* states) {
+  SLUICE_RETURN_NOT_OK(internal::CheckKeyColumns(batch, key_columns, "hash key"));
+  std::vector<TypeId> key_types;
+  for (const int key : key_columns) {
+    key_types.push_back(batch.column(static_cast<size_t>(key)).type->id());
+  }
+  if (internal::HashesWithWideVectors(key_types)) {
+    HashChunks<Hash, /*kWide=*/true>(batch, key_columns, states);
+  } else {
+    HashChunks<Hash, /*kWide=*/false>(batch, key_columns, states);
   }
   return Status::OK();
 }
@@ -515,16 +547,38 @@ Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
 
 namespace internal {
 
-void FoldColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states) {
-  ColumnHasher<MurmurHash3Spark>::Update(array, DenseRows{first, count}, states);
+bool HashesWithWideVectors(std::span<const TypeId> key_types) {
+  for (const TypeId id : key_types) {
+    switch (id) {
+      case TypeId::kInt8:
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kDate32:
+      case TypeId::kUInt8:
+      case TypeId::kUInt16:
+      case TypeId::kUInt32:
+      case TypeId::kInt64:
+      case TypeId::kTimestamp:
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
 }
 
-void StartColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states) {
-  ColumnHasher<MurmurHash3Spark>::Start(array, DenseRows{first, count}, states);
+void FoldColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states,
+                       bool wide) {
+  using Hasher = ColumnHasher<MurmurHash3Spark>;
+  if (wide) return Hasher::Update<false, true>(array, DenseRows{first, count}, states);
+  Hasher::Update(array, DenseRows{first, count}, states);
 }
 
-void FoldColumnXxHash64(const ArrayData& array, int64_t first, int64_t count, uint64_t* states) {
-  ColumnHasher<XxHash64Spark>::Update(array, DenseRows{first, count}, states);
+void StartColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states,
+                        bool wide) {
+  using Hasher = ColumnHasher<MurmurHash3Spark>;
+  if (wide) return Hasher::Start<true>(array, DenseRows{first, count}, states);
+  Hasher::Start(array, DenseRows{first, count}, states);
 }
 
 Status CheckKeyColumns(const RecordBatch& batch, std::span<const int> key_columns,

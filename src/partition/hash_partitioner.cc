@@ -17,6 +17,7 @@ class HashPartitioner final : public Partitioner {
   HashPartitioner(PartitionKind kind, KeyColumns keys, int32_t partition_count)
       : kind_(kind),
         keys_(std::move(keys)),
+        wide_(WideVectorsFor(keys_)),
         modulo_(static_cast<uint32_t>(partition_count)),
         partition_count_(partition_count) {}
 
@@ -33,9 +34,9 @@ class HashPartitioner final : public Partitioner {
       uint32_t* states = partition_ids + first;
       PrefetchAhead(batch, keys_.indices(), first, count);
       const std::vector<int>& keys = keys_.indices();
-      StartColumnMurmur3(batch.column(static_cast<size_t>(keys[0])), first, count, states);
+      StartColumnMurmur3(batch.column(static_cast<size_t>(keys[0])), first, count, states, wide_);
       for (size_t k = 1; k < keys.size(); ++k) {
-        FoldColumnMurmur3(batch.column(static_cast<size_t>(keys[k])), first, count, states);
+        FoldColumnMurmur3(batch.column(static_cast<size_t>(keys[k])), first, count, states, wide_);
       }
       modulo_.PmodInPlace(states, count);
     }
@@ -43,8 +44,15 @@ class HashPartitioner final : public Partitioner {
   }
 
  private:
+  static bool WideVectorsFor(const KeyColumns& keys) {
+    std::vector<TypeId> ids;
+    for (const TypePtr& type : keys.types()) ids.push_back(type->id());
+    return HashesWithWideVectors(ids);
+  }
+
   PartitionKind kind_;
   KeyColumns keys_;
+  bool wide_;  // hash with 512-bit vectors (HashesWithWideVectors)
   PositiveModulo modulo_;
   int32_t partition_count_;
 };

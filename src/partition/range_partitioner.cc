@@ -21,9 +21,9 @@
 #include <string_view>
 #include <type_traits>
 
+#include "base/simd_dispatch_internal.h"
 #include "partition/partitioner_internal.h"
 #include "partition/row_prefetch_internal.h"
-#include "base/simd_dispatch_internal.h"
 #include "sluice/base/bit_ops.h"
 
 namespace sluice::internal {
