@@ -157,6 +157,24 @@ inline unsigned __int128 LoadDecimal128(const uint8_t* slot) {
   return (static_cast<unsigned __int128>(high) << 64) | low;
 }
 
+// The types Update hashes through UpdateInts and UpdateLongs: integers as Spark's int or long.
+bool HashedAsInteger(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <typename Hash>
 class ColumnHasher {
  public:
@@ -179,7 +197,7 @@ class ColumnHasher {
   // Folds rows `rows` of `array` into `states` (states[k] for rows[k]). With kFromSeed (only for
   // the types HashedAsFixedWidth lists, without nulls), every state is taken to hold Hash::kSeed
   // and is written without being read. With kWide, integer columns are hashed with 512-bit
-  // vectors where the CPU has them (see HashedWithWideVectors).
+  // vectors where the CPU has them (see HashesWithWideVectors).
   template <bool kFromSeed = false, bool kWide = false, typename Rows>
   static void Update(const ArrayData& array, const Rows& rows, State* states) {
     if (rows.count == 0) return;
@@ -266,22 +284,13 @@ class ColumnHasher {
   static bool HashedAsFixedWidth(TypeId id) {
     switch (id) {
       case TypeId::kBoolean:
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-      case TypeId::kDate32:
-      case TypeId::kUInt8:
-      case TypeId::kUInt16:
-      case TypeId::kUInt32:
-      case TypeId::kInt64:
-      case TypeId::kTimestamp:
       case TypeId::kUInt64:
       case TypeId::kFloat32:
       case TypeId::kFloat64:
       case TypeId::kDecimal128:
         return true;
       default:
-        return false;
+        return HashedAsInteger(id);
     }
   }
 
@@ -531,11 +540,10 @@ template <typename Hash>
 Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
                    typename Hash::State* states) {
   SLUICE_RETURN_NOT_OK(internal::CheckKeyColumns(batch, key_columns, "hash key"));
-  std::vector<TypeId> key_types;
-  for (const int key : key_columns) {
-    key_types.push_back(batch.column(static_cast<size_t>(key)).type->id());
-  }
-  if (internal::HashesWithWideVectors(key_types)) {
+  const bool wide = std::all_of(key_columns.begin(), key_columns.end(), [&](int key) {
+    return internal::HashesWithWideVectors(batch.column(static_cast<size_t>(key)).type->id());
+  });
+  if (wide) {
     HashChunks<Hash, /*kWide=*/true>(batch, key_columns, states);
   } else {
     HashChunks<Hash, /*kWide=*/false>(batch, key_columns, states);
@@ -547,24 +555,8 @@ Status HashColumns(const RecordBatch& batch, std::span<const int> key_columns,
 
 namespace internal {
 
-bool HashesWithWideVectors(std::span<const TypeId> key_types) {
-  for (const TypeId id : key_types) {
-    switch (id) {
-      case TypeId::kInt8:
-      case TypeId::kInt16:
-      case TypeId::kInt32:
-      case TypeId::kDate32:
-      case TypeId::kUInt8:
-      case TypeId::kUInt16:
-      case TypeId::kUInt32:
-      case TypeId::kInt64:
-      case TypeId::kTimestamp:
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+bool HashesWithWideVectors(TypeId key_type) {
+  return HashedAsInteger(key_type);
 }
 
 void FoldColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states,

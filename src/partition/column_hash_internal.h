@@ -13,16 +13,17 @@
 
 namespace sluice::internal {
 
-/// Returns whether key columns of these types are hashed with 512-bit vectors where the CPU has
-/// them: only when all are integers. Integer keys hash 1.2-1.3x faster with them; but a key set
-/// that also holds strings or floats ran about 8% slower (three keys, Int32, Utf8 and
-/// Decimal128, 8M rows: 22.1-22.8 against 20.0-22.1 ns per row), as the core slows while it
-/// switches between the 512-bit and the other work of every chunk.
-bool HashesWithWideVectors(std::span<const TypeId> key_types);
+/// Returns whether a key column of this type is hashed with 512-bit vectors where the CPU has
+/// them; a key set uses them only when every key column does, which is when all are integers.
+/// Integer keys hash 1.2-1.3x faster with them; but a key set that also held strings or floats
+/// ran about 8% slower (three keys, Int32, Utf8 and Decimal128, 8M rows: 22.1-22.8 against
+/// 20.0-22.1 ns per row), as the core slows while it switches between the 512-bit and the other
+/// work of every chunk.
+bool HashesWithWideVectors(TypeId key_type);
 
 /// Folds rows [first, first + count) of `array` into `states` (states[k] for row first + k) with
 /// Spark's Murmur3: each state becomes the hash of its row seeded by the state, or stays when the
-/// row is null. `wide`: as HashesWithWideVectors says for the key set.
+/// row is null. `wide`: whether HashesWithWideVectors holds for every column of the key set.
 void FoldColumnMurmur3(const ArrayData& array, int64_t first, int64_t count, uint32_t* states,
                        bool wide);
 

@@ -45,9 +45,8 @@ class HashPartitioner final : public Partitioner {
 
  private:
   static bool WideVectorsFor(const KeyColumns& keys) {
-    std::vector<TypeId> ids;
-    for (const TypePtr& type : keys.types()) ids.push_back(type->id());
-    return HashesWithWideVectors(ids);
+    return std::all_of(keys.types().begin(), keys.types().end(),
+                       [](const TypePtr& type) { return HashesWithWideVectors(type->id()); });
   }
 
   PartitionKind kind_;
