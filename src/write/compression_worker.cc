@@ -31,8 +31,6 @@ void CompressionWorker::Job::Reset() {
   next_.store(0);
   first_failed_.store(blocks.size());
   failure_ = Status::OK();
-  framed_ = 0;
-  status_ = Status::OK();
 }
 
 void CompressionWorker::Job::FrameClaimed(SegmentEncoder* encoder, int framer) {
@@ -54,11 +52,6 @@ void CompressionWorker::Job::FrameClaimed(SegmentEncoder* encoder, int framer) {
     }
     places_[index] = Place{framer, start, out.size()};
   }
-}
-
-void CompressionWorker::Job::Conclude() {
-  framed_ = first_failed_.load();
-  status_ = framed_ < blocks.size() ? std::move(failure_) : Status::OK();
 }
 
 Result<std::unique_ptr<CompressionWorker>> CompressionWorker::Make(SegmentEncoder* encoder) {
@@ -118,13 +111,11 @@ void CompressionWorker::Submit(int index) {
 void CompressionWorker::Wait() {
   SLUICE_DCHECK(in_flight_ >= 0);
   const auto start = SteadyClock::now();
-  Job* job = &jobs_[in_flight_];
-  job->FrameClaimed(caller_encoder_.get(), /*framer=*/1);
+  jobs_[in_flight_].FrameClaimed(caller_encoder_.get(), /*framer=*/1);
   if (!PollUntil([this] { return job_.load() < 0; })) {
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [this] { return job_ < 0; });
   }
-  job->Conclude();
   wait_nanos_ += NanosSince(start);
   in_flight_ = -1;
 }

@@ -50,8 +50,8 @@ class CompressionWorker {
 
     /// Blocks [0, framed()) are framed; when framed() < blocks.size(), status() is the error of
     /// block framed(). Valid once the job is done.
-    size_t framed() const { return framed_; }
-    const Status& status() const { return status_; }
+    size_t framed() const { return first_failed_.load(); }
+    const Status& status() const { return failure_; }
 
     /// Returns the framed message of block `index` < framed().
     std::span<const uint8_t> message(size_t index) const {
@@ -76,18 +76,14 @@ class CompressionWorker {
     // Claims blocks in order and frames each with `encoder` into messages_[framer] until none
     // is left or a claimed block fails.
     void FrameClaimed(SegmentEncoder* encoder, int framer);
-    // Sets framed_ and status_ from the failures, once both threads are done.
-    void Conclude();
 
     AlignedBuffer messages_[2];
     std::vector<Place> places_;
     std::atomic<size_t> next_{0};  // the next block to claim
-    // The first block that failed (blocks.size() if none) and its error.
+    // The first block that failed (blocks.size() if none) and its error (OK if none).
     std::mutex failure_mutex_;
     std::atomic<size_t> first_failed_{0};
     Status failure_;
-    size_t framed_ = 0;
-    Status status_;
   };
 
   /// Starts the thread; `encoder` (a compressing one) must outlive this object. While a job is
