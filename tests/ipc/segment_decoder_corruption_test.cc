@@ -29,7 +29,8 @@ std::string EncodeSegment(CompressionCodec codec, int64_t rows, SchemaPtr schema
   RecordBatch batch = testing::RandomBatch(schema, rows, 42);
   AlignedBuffer bytes;
   EXPECT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &bytes).ok());
-  return std::string(reinterpret_cast<const char*>(bytes.data()), static_cast<size_t>(bytes.size()));
+  return std::string(reinterpret_cast<const char*>(bytes.data()),
+                     static_cast<size_t>(bytes.size()));
 }
 
 // Decodes every batch; returns the first error, or OK.
@@ -167,8 +168,8 @@ TEST(SegmentDecoderTest, BatchOfAnotherSchemaIsRejected) {
   std::string wrong = EncodeSegment(CompressionCodec::kNone, 3, other);
   SegmentLayout mixed_layout = Locate(mixed);
   SegmentLayout wrong_layout = Locate(wrong);
-  std::string spliced = mixed.substr(0, mixed_layout.batch_message) +
-                        wrong.substr(wrong_layout.batch_message);
+  std::string spliced =
+      mixed.substr(0, mixed_layout.batch_message) + wrong.substr(wrong_layout.batch_message);
   Status status = DecodeAll(spliced);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("field nodes"), std::string::npos) << status.ToString();
@@ -184,11 +185,96 @@ TEST(SegmentDecoderTest, GarbageIsRejected) {
   }
 }
 
+// Two string columns whose offsets the decoder checks together, for one block, after
+// assembling it: the error names the column and row that break the order, whichever it is.
+TEST(SegmentDecoderTest, DecreasingOffsetsNameTheColumnAndRow) {
+  for (const TypePtr& type : {DataType::Utf8(), DataType::LargeUtf8()}) {
+    auto schema = std::make_shared<Schema>(
+        std::vector<Field>{MakeField("a", type, false), MakeField("b", type, false)});
+    const std::string segment = EncodeSegment(CompressionCodec::kNone, 20, schema);
+    ASSERT_TRUE(DecodeAll(segment).ok());
+    for (const auto& [buffer_index, column] : {std::pair{1, "a"}, std::pair{4, "b"}}) {
+      std::string corrupt = segment;
+      SegmentLayout layout = Locate(corrupt);
+      const fb::Buffer* offsets = layout.message->header_as_RecordBatch()->buffers()->Get(
+          static_cast<flatbuffers::uoffset_t>(buffer_index));
+      char* at = corrupt.data() + layout.body + static_cast<size_t>(offsets->offset());
+      // Offset 5 one past offset 6; the first and last offsets stay in bounds.
+      if (type->id() == TypeId::kUtf8) {
+        int32_t values[7];
+        std::memcpy(values, at, sizeof(values));
+        values[5] = values[6] + 1;
+        std::memcpy(at, values, sizeof(values));
+      } else {
+        int64_t values[7];
+        std::memcpy(values, at, sizeof(values));
+        values[5] = values[6] + 1;
+        std::memcpy(at, values, sizeof(values));
+      }
+      Status status = DecodeAll(corrupt);
+      ASSERT_FALSE(status.ok()) << type->ToString() << " " << column;
+      EXPECT_NE(
+          status.message().find(std::string("column '") + column + "': offsets decrease at row 5"),
+          std::string::npos)
+          << status.ToString();
+      EXPECT_NE(status.message().find("segment: byte "), std::string::npos) << status.ToString();
+    }
+  }
+}
+
+// Uncompressed buffers are resolved in place on a short path; a buffer entry that points past
+// the body leaves it and gets the full error.
+TEST(SegmentDecoderTest, UncompressedBufferOutsideTheBodyIsNamed) {
+  // Buffer is {offset, length}, 8 bytes each.
+  struct Patch {
+    size_t field;
+    int64_t value;
+  };
+  for (const Patch& patch : {Patch{0, int64_t{1} << 40}, Patch{0, -8}, Patch{8, int64_t{1} << 40},
+                             Patch{8, -1}, Patch{8, 4096}}) {
+    std::string segment = EncodeSegment(CompressionCodec::kNone, 20);
+    SegmentLayout layout = Locate(segment);
+    const fb::Buffer* values = layout.message->header_as_RecordBatch()->buffers()->Get(1);
+    const size_t at = static_cast<size_t>(reinterpret_cast<const char*>(values) - segment.data());
+    std::memcpy(segment.data() + at + patch.field, &patch.value, sizeof(patch.value));
+    Status status = DecodeAll(segment);
+    ASSERT_FALSE(status.ok()) << patch.field << " " << patch.value;
+    EXPECT_NE(status.message().find("buffer 1 spans ["), std::string::npos) << status.ToString();
+    EXPECT_NE(status.message().find("outside the body"), std::string::npos) << status.ToString();
+  }
+}
+
+// Bytes at an address off the 8-byte grid leave the in-place path: every buffer is copied to an
+// aligned arena, and the batches are the same as those decoded in place.
+TEST(SegmentDecoderTest, UncompressedBodyAtAnOddAddressDecodesTheSame) {
+  const std::string segment = EncodeSegment(CompressionCodec::kNone, 100);
+  auto decode_at = [&](size_t misalignment) {
+    AlignedBuffer bytes;
+    bytes.Resize(static_cast<int64_t>(segment.size() + misalignment));
+    std::memcpy(bytes.data() + misalignment, segment.data(), segment.size());
+    SegmentDecoder decoder;
+    EXPECT_TRUE(decoder
+                    .Begin(bytes.data() + misalignment, static_cast<int64_t>(segment.size()),
+                           nullptr, "segment")
+                    .ok());
+    auto batch = decoder.Next();
+    EXPECT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
+    // Re-encoded without compression, equal batches give equal bytes.
+    auto encoder = SegmentEncoder::Make(MixedSchema(), SegmentEncoderOptions()).ValueOrDie();
+    AlignedBuffer encoded;
+    EXPECT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&**batch, 1), &encoded).ok());
+    return std::string(reinterpret_cast<const char*>(encoded.data()),
+                       static_cast<size_t>(encoded.size()));
+  };
+  const std::string in_place = decode_at(0);
+  EXPECT_EQ(in_place, segment);
+  for (size_t misalignment : {1, 4}) EXPECT_EQ(decode_at(misalignment), in_place) << misalignment;
+}
+
 TEST(SegmentDecoderTest, EmptyInputNamesTheProblem) {
   Status status = DecodeAll("");
   ASSERT_FALSE(status.ok());
-  EXPECT_EQ(status.message(),
-            "segment: byte 0: the stream ends without an end-of-stream marker");
+  EXPECT_EQ(status.message(), "segment: byte 0: the stream ends without an end-of-stream marker");
 }
 
 }  // namespace
