@@ -1,5 +1,6 @@
 #include "column_gather_internal.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -166,6 +167,9 @@ class NullGather final : public GatherNode<NullGather> {
   int buffer_count() const override { return 0; }
 };
 
+// How far ahead of the row being gathered a row-by-row loop prefetches.
+constexpr int64_t kPrefetchRows = 16;
+
 // ---- Fixed width --------------------------------------------------------------------------
 
 // kWidth is the value width in bytes, or 0 for a width known only at run time
@@ -201,7 +205,18 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
     uint8_t* dest = values.destination;
     if constexpr (kIsRows<Selection> && kWidth != 0) {
       const uint8_t* const* bases = values_.data();
-      for (int64_t i = 0; i < selection.count; ++i) {
+      // The rows are scattered over the held batches, so each is a cache miss: ask for the
+      // values kPrefetchRows ahead, so that many misses are in flight at once.
+      const int64_t prefetched = selection.count - kPrefetchRows;
+      for (int64_t i = 0; i < prefetched; ++i) {
+        const int64_t ahead = i + kPrefetchRows;
+        __builtin_prefetch(bases[selection.sources[ahead]] +
+                           static_cast<int64_t>(selection.rows[ahead]) * kWidth);
+        std::memcpy(dest + i * kWidth,
+                    bases[selection.sources[i]] + static_cast<int64_t>(selection.rows[i]) * kWidth,
+                    kWidth);
+      }
+      for (int64_t i = std::max<int64_t>(prefetched, 0); i < selection.count; ++i) {
         std::memcpy(dest + i * kWidth,
                     bases[selection.sources[i]] + static_cast<int64_t>(selection.rows[i]) * kWidth,
                     kWidth);
@@ -338,8 +353,11 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
   void BindChildren() override {
     this->BindOffsets();
     bytes_.resize(this->sources_.size());
+    bytes_end_.resize(this->sources_.size());
     for (size_t s = 0; s < this->sources_.size(); ++s) {
-      bytes_[s] = this->sources_[s]->value_bytes();
+      const ArrayData& array = *this->sources_[s];
+      bytes_[s] = array.value_bytes();
+      bytes_end_[s] = array.value_bytes() + array.buffers[2].size;
     }
   }
 
@@ -363,13 +381,9 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
     const PlannedBuffer& data = plan->buffers[(*buffer_index)++];
     if (data.direct != nullptr || data.size == 0) return;
     uint8_t* dest = data.destination;
+    uint8_t* const dest_end = dest + data.size;
     ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
-      const Offset* offsets = this->offsets_[source];
-      const int64_t begin = offsets[start];
-      const int64_t size = offsets[start + count] - begin;
-      // A run of empty values may come from an array without a data buffer (null pointer).
-      if (size > 0) std::memcpy(dest, bytes_[source] + begin, static_cast<size_t>(size));
-      dest += size;
+      dest = CopyValues(source, start, count, dest, dest_end);
     });
   }
 
@@ -377,7 +391,31 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
   int buffer_count() const override { return 3; }
 
  private:
-  std::vector<const uint8_t*> bytes_;
+  static constexpr int64_t kShortCopy = 32;
+
+  // Copies the bytes of values [start, start + count) of `source` to `dest`, which has room up
+  // to `dest_end`; returns the end of the copied bytes.
+  uint8_t* CopyValues(uint32_t source, int64_t start, int64_t count, uint8_t* dest,
+                      const uint8_t* dest_end) const {
+    const Offset* offsets = this->offsets_[source];
+    const int64_t begin = offsets[start];
+    const int64_t size = offsets[start + count] - begin;
+    const uint8_t* from = bytes_[source] + begin;
+    if (size <= kShortCopy && dest_end - dest >= kShortCopy &&
+        bytes_end_[source] - from >= kShortCopy) {
+      // A short value, with room to read and write a whole kShortCopy bytes: one fixed-size
+      // copy, inlined, instead of a call that branches on the size (most strings are short).
+      // The bytes past the value are overwritten by the values after it.
+      std::memcpy(dest, from, kShortCopy);
+    } else if (size > 0) {
+      // A run of empty values may come from an array without a data buffer (null pointer).
+      std::memcpy(dest, from, static_cast<size_t>(size));
+    }
+    return dest + size;
+  }
+
+  std::vector<const uint8_t*> bytes_;      // per source, its data buffer
+  std::vector<const uint8_t*> bytes_end_;  // per source, the end of its data buffer
 };
 
 // ---- List, large list, map ----------------------------------------------------------------
