@@ -167,9 +167,6 @@ class NullGather final : public GatherNode<NullGather> {
   int buffer_count() const override { return 0; }
 };
 
-// How far ahead of the row being gathered a row-by-row loop prefetches.
-constexpr int64_t kPrefetchRows = 16;
-
 // ---- Fixed width --------------------------------------------------------------------------
 
 // kWidth is the value width in bytes, or 0 for a width known only at run time
@@ -206,17 +203,13 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
     if constexpr (kIsRows<Selection> && kWidth != 0) {
       const uint8_t* const* bases = values_.data();
       // The rows are scattered over the held batches, so each is a cache miss: ask for the
-      // values kPrefetchRows ahead, so that many misses are in flight at once.
-      const int64_t prefetched = selection.count - kPrefetchRows;
-      for (int64_t i = 0; i < prefetched; ++i) {
-        const int64_t ahead = i + kPrefetchRows;
+      // value kPrefetchRows ahead (the last row, near the end), so that many misses are in
+      // flight at once.
+      const int64_t last = selection.count - 1;
+      for (int64_t i = 0; i < selection.count; ++i) {
+        const int64_t ahead = std::min(i + kPrefetchRows, last);
         __builtin_prefetch(bases[selection.sources[ahead]] +
                            static_cast<int64_t>(selection.rows[ahead]) * kWidth);
-        std::memcpy(dest + i * kWidth,
-                    bases[selection.sources[i]] + static_cast<int64_t>(selection.rows[i]) * kWidth,
-                    kWidth);
-      }
-      for (int64_t i = std::max<int64_t>(prefetched, 0); i < selection.count; ++i) {
         std::memcpy(dest + i * kWidth,
                     bases[selection.sources[i]] + static_cast<int64_t>(selection.rows[i]) * kWidth,
                     kWidth);
@@ -233,6 +226,7 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
   int buffer_count() const override { return 2; }
 
  private:
+  static constexpr int64_t kPrefetchRows = 16;
   int64_t width_;
   std::vector<const uint8_t*> values_;  // per source, advanced to its offset
 };

@@ -134,19 +134,25 @@ bool OffsetsIncreaseScalar(const PendingOffsets<Offset>* columns, size_t size) {
 }
 
 #if SLUICE_HAVE_AVX2_DISPATCH
-// 32-bit offsets, eight neighbours per comparison, one accumulator for the whole block.
-[[gnu::noinline]] SLUICE_TARGET_AVX2 bool OffsetsIncreaseAvx2(
-    const PendingOffsets<int32_t>* columns, size_t size) {
+// Eight (32-bit) or four (64-bit) neighbours per comparison, one accumulator for the block.
+template <typename Offset>
+[[gnu::noinline]] SLUICE_TARGET_AVX2 bool OffsetsIncreaseAvx2(const PendingOffsets<Offset>* columns,
+                                                              size_t size) {
+  constexpr int64_t kLanes = 32 / sizeof(Offset);
   __m256i decreasing = _mm256_setzero_si256();
   uint32_t tail_decreasing = 0;
   for (size_t c = 0; c < size; ++c) {
-    const int32_t* offsets = columns[c].offsets;
+    const Offset* offsets = columns[c].offsets;
     const int64_t count = columns[c].count;
     int64_t i = 0;
-    for (; i + 8 <= count; i += 8) {
+    for (; i + kLanes <= count; i += kLanes) {
       const __m256i current = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i));
       const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i + 1));
-      decreasing = _mm256_or_si256(decreasing, _mm256_cmpgt_epi32(current, next));
+      if constexpr (sizeof(Offset) == 4) {
+        decreasing = _mm256_or_si256(decreasing, _mm256_cmpgt_epi32(current, next));
+      } else {
+        decreasing = _mm256_or_si256(decreasing, _mm256_cmpgt_epi64(current, next));
+      }
     }
     for (; i < count; ++i) tail_decreasing |= static_cast<uint32_t>(offsets[i + 1] < offsets[i]);
   }
@@ -157,9 +163,7 @@ bool OffsetsIncreaseScalar(const PendingOffsets<Offset>* columns, size_t size) {
 template <typename Offset>
 bool OffsetsIncrease(const PendingOffsets<Offset>* columns, size_t size) {
 #if SLUICE_HAVE_AVX2_DISPATCH
-  if constexpr (sizeof(Offset) == 4) {
-    if (internal::CpuHasAvx2()) return OffsetsIncreaseAvx2(columns, size);
-  }
+  if (internal::CpuHasAvx2()) return OffsetsIncreaseAvx2(columns, size);
 #endif
   return OffsetsIncreaseScalar(columns, size);
 }
@@ -686,10 +690,7 @@ class SegmentDecoder::Impl {
       return Status::OK();
     }
     column->null_count = null_count;
-    auto invalid = [&](auto&&... parts) {
-      return Status::Corrupt(source_, ": byte ", base_offset_ + message.start,
-                             ": invalid record batch: column '", name, "': ", parts...);
-    };
+    auto invalid = [&](auto&&... parts) { return InvalidColumn(message, index, parts...); };
     BufferView& validity = column->buffers[0];
     if (validity.size == 0) {
       if (null_count != 0) {
@@ -748,6 +749,15 @@ class SegmentDecoder::Impl {
     return Status::OK();
   }
 
+  // The error for flat column `index` of the block in `message` that breaks a rule of
+  // ValidateArray's.
+  template <typename... Parts>
+  Status InvalidColumn(const Message& message, size_t index, Parts&&... parts) const {
+    return Status::Corrupt(source_, ": byte ", base_offset_ + message.start,
+                           ": invalid record batch: column '", schema_->field(index).name,
+                           "': ", std::forward<Parts>(parts)...);
+  }
+
   // Checks that the queued offsets of no binary-like column decrease; the error names the first
   // column and row where they do.
   template <typename Offset>
@@ -757,10 +767,8 @@ class SegmentDecoder::Impl {
     for (const PendingOffsets<Offset>& column : pending) {
       for (int64_t i = 0; i < column.count; ++i) {
         if (column.offsets[i + 1] < column.offsets[i]) {
-          return Status::Corrupt(source_, ": byte ", base_offset_ + message.start,
-                                 ": invalid record batch: column '",
-                                 schema_->field(column.column).name, "': offsets decrease at row ",
-                                 i, ": ", column.offsets[i], " then ", column.offsets[i + 1]);
+          return InvalidColumn(message, column.column, "offsets decrease at row ", i, ": ",
+                               column.offsets[i], " then ", column.offsets[i + 1]);
         }
       }
     }
