@@ -65,6 +65,63 @@ TEST_P(SegmentRoundTripTest, WholeBatchesOfEveryType) {
   }
 }
 
+// The decoder sizes a block's arena from the block before it: a larger block takes further
+// chunks, a smaller one part of a chunk. Every batch stays whole after the decoder moves on.
+TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
+  auto schema = testing::AllTypesSchema(3);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  options.min_compress_bytes = 0;
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  std::vector<RecordBatch> batches;
+  for (int64_t rows : {5, 1500, 1, 64, 1000, 0, 4000, 3}) {
+    batches.push_back(testing::RandomBatch(schema, rows, rows + 5));
+  }
+  AlignedBuffer bytes;
+  ASSERT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  // Twice through one decoder: the second pass starts from the last block's arena size.
+  SegmentDecoder decoder;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<RecordBatch> decoded = DecodeAll(bytes, &decoder);
+    ASSERT_EQ(decoded.size(), batches.size());
+    for (size_t i = 0; i < batches.size(); ++i) {
+      std::string difference;
+      EXPECT_TRUE(BatchesEqual(batches[i], decoded[i], &difference))
+          << "pass " << pass << " batch " << i << ": " << difference;
+    }
+  }
+}
+
+// A block that decodes past max_block_bytes, each of its buffers within the limit, is an error
+// naming a byte: the arena's first chunk is sized from a small block before it, and the limit
+// holds across the chunks that follow.
+TEST_P(SegmentRoundTripTest, BlockPastTheByteLimitIsAnError) {
+  if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
+  auto schema = testing::AllTypesSchema(3);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  options.min_compress_bytes = 0;
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  std::vector<RecordBatch> batches = {testing::RandomBatch(schema, 10, 1),
+                                      testing::RandomBatch(schema, 4000, 2)};
+  AlignedBuffer bytes;
+  ASSERT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  SegmentDecoderOptions limited;
+  limited.max_block_bytes = 64 << 10;
+  SegmentDecoder decoder(limited);
+  ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "test segment").ok());
+  auto first = decoder.Next();
+  ASSERT_TRUE(first.ok() && first->has_value()) << first.status().ToString();
+  auto second = decoder.Next();
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(second.status().IsCorrupt()) << second.status().ToString();
+  EXPECT_NE(second.status().message().find("test segment: byte "), std::string::npos)
+      << second.status().ToString();
+  EXPECT_NE(second.status().message().find("the block decodes to more than 65536 bytes"),
+            std::string::npos)
+      << second.status().ToString();
+}
+
 TEST_P(SegmentRoundTripTest, TinyBuffersCompressedWhenAsked) {
   // By default buffers under 256 bytes are stored raw; with no minimum every buffer goes through
   // the codec, so small blocks exercise both forms.
