@@ -11,8 +11,8 @@
 // - ManyMapOutputs: partition 0 of 1000 map outputs written at 200 partitions (Spark files, lz4,
 //   written once per run into a temporary directory), coalescing and read-ahead on and off.
 //
-// The raw baseline decompresses exactly the buffers the encoder compresses: those of at least
-// SegmentEncoderOptions::min_compress_bytes that shrink, compressed here with the same codec.
+// The raw baseline decompresses exactly the buffers the encoder compressed, from the segment
+// itself, so that it reads the same bytes at the same addresses as the reader.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -24,7 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "arrow_message_generated.h"
+#include "sluice/base/bit_ops.h"
 #include "sluice/codec/compression.h"
+#include "sluice/ipc/ipc_format.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/read/partition_reader.h"
 #include "sluice/read/pushed_block_queue.h"
@@ -60,80 +63,68 @@ constexpr CodecChoice kCodecs[] = {{CompressionCodec::kNone, 0, "none"},
                                    {CompressionCodec::kLz4Frame, 0, "lz4"},
                                    {CompressionCodec::kZstd, 1, "zstd1"}};
 
-// The buffers a block's encoder writes: every non-empty buffer, validity only with nulls.
-void CollectBuffers(const ArrayData& array, std::vector<BufferView>* out) {
-  const int count = BufferCount(array.type->id());
-  for (int b = 0; b < count; ++b) {
-    if (b == 0 && array.null_count == 0) continue;
-    if (array.buffers[b].size > 0) out->push_back(array.buffers[b]);
-  }
-  for (const auto& child : array.children) CollectBuffers(child, out);
-}
-
-// The compressed buffers of `blocks` copies of a block, as the encoder stores them, laid out
-// one block after another like the segment the reader decodes (so the baseline reads as many
-// distinct bytes, not one block's hot copy), and a Decompressor that turns each block back
-// into a block-sized output: the baseline every decode case is measured against.
+// The compressed buffers of a segment, decompressed in place from the segment's own bytes (the
+// very bytes, at the very addresses, the reader decodes) into one block-sized output: the
+// baseline every decode case is measured against. Buffers stored raw are left out, as the
+// reader only views them.
 class RawDecompression {
  public:
-  RawDecompression(const RecordBatch& batch, const CodecChoice& choice, int64_t blocks) {
+  RawDecompression(const AlignedBuffer& segment, const CodecChoice& choice) : segment_(segment) {
     if (choice.codec == CompressionCodec::kNone) return;
-    auto compressor = Compressor::Make(choice.codec, choice.level).ValueOrDie();
     decompressor_ = Decompressor::Make(choice.codec).ValueOrDie();
-    const int64_t min_compress_bytes = SegmentEncoderOptions().min_compress_bytes;
-    std::vector<BufferView> buffers;
-    for (const auto& column : batch.columns()) CollectBuffers(column, &buffers);
-    AlignedBuffer block;  // one block's compressed buffers, 8-byte aligned as in the body
-    for (const BufferView& buffer : buffers) {
-      if (buffer.size < min_compress_bytes) continue;
-      const int64_t capacity = compressor->MaxCompressedSize(buffer.size);
-      const int64_t start = block.size();
-      block.Resize(start + capacity);
-      auto size = compressor->Compress(buffer.data, buffer.size, block.data() + start, capacity);
-      if (*size >= buffer.size) {  // stored raw: nothing to decompress
-        block.Resize(start);
-        continue;
+    int64_t position = 0;
+    int64_t block_output = 0;
+    while (position + 8 <= segment.size()) {
+      const int32_t metadata_size = bits::LoadUnaligned<int32_t>(segment.data() + position + 4);
+      if (metadata_size == 0) break;  // end of stream
+      const fb::Message* message = fb::GetMessage(segment.data() + position + 8);
+      const int64_t body = position + 8 + metadata_size;
+      position = body + message->body_length();
+      const fb::RecordBatch* batch = message->header_as_RecordBatch();
+      if (batch == nullptr) continue;
+      int64_t output = 0;
+      for (const fb::Buffer* buffer : *batch->buffers()) {
+        if (buffer->length() < ipc::kCompressedLengthPrefixSize) continue;
+        const int64_t declared = bits::LoadUnaligned<int64_t>(segment.data() + body + buffer->offset());
+        if (declared <= 0) continue;  // stored raw (-1) or empty
+        pieces_.push_back(Piece{body + buffer->offset() + ipc::kCompressedLengthPrefixSize,
+                                buffer->length() - ipc::kCompressedLengthPrefixSize, output,
+                                declared});
+        output += (declared + 7) / 8 * 8;
       }
-      block.Resize(start + *size);
-      block.PadTo(8);
-      pieces_.push_back(Piece{start, *size, output_.size(), buffer.size});
-      output_.Resize(output_.size() + (buffer.size + 7) / 8 * 8);
+      block_output = std::max(block_output, output);
+      blocks_ += 1;
     }
-    block_bytes_ = block.size();
-    for (int64_t b = 0; b < blocks; ++b) compressed_.Append(block.data(), block.size());
+    output_.Resize(block_output);
   }
 
-  // Decompresses every copy of the block.
+  // Decompresses every compressed buffer of the segment.
   void Run() {
-    if (decompressor_ == nullptr) return;
-    for (int64_t block = 0; block < compressed_.size(); block += block_bytes_) {
-      for (const Piece& piece : pieces_) {
-        Status status =
-            decompressor_->Decompress(compressed_.data() + block + piece.input, piece.input_size,
-                                      output_.data() + piece.output, piece.size);
-        benchmark::DoNotOptimize(status.ok());
-      }
+    for (const Piece& piece : pieces_) {
+      Status status = decompressor_->Decompress(segment_.data() + piece.input, piece.input_size,
+                                                output_.data() + piece.output, piece.size);
+      benchmark::DoNotOptimize(status.ok());
     }
   }
 
-  // Returns the bytes one block decompresses to.
+  // Returns the bytes one block decompresses to, on average.
   int64_t decompressed_bytes() const {
     int64_t total = 0;
     for (const Piece& piece : pieces_) total += piece.size;
-    return total;
+    return blocks_ > 0 ? total / blocks_ : 0;
   }
 
  private:
   struct Piece {
-    int64_t input;  // offset in a block's compressed bytes
+    int64_t input;  // offset of the compressed bytes in the segment
     int64_t input_size;
     int64_t output;  // offset in the block-sized output, as in the decoder's arena
     int64_t size;
   };
+  const AlignedBuffer& segment_;
   std::unique_ptr<Decompressor> decompressor_;
   std::vector<Piece> pieces_;
-  int64_t block_bytes_ = 0;
-  AlignedBuffer compressed_;
+  int64_t blocks_ = 0;
   AlignedBuffer output_;
 };
 
@@ -196,7 +187,7 @@ void BM_DecodeThroughput(benchmark::State& state) {
   constexpr int64_t kBlocks = 8;
   const RecordBatch batch = workload::MixedBatch(8192);
   const auto segment = SegmentOf(batch, kBlocks, choice);
-  RawDecompression raw(batch, choice, kBlocks);
+  RawDecompression raw(*segment, choice);
   WarmReader reader(batch.schema(), /*coalesce=*/true);
   reader.Read(segment);  // warm up: schema parsed, contexts made
   double read_seconds = 0;
@@ -229,7 +220,7 @@ void BM_PerBlock(benchmark::State& state) {
   constexpr int64_t kBlocks = 32;
   const RecordBatch batch = workload::AlternatingBatch(columns, 64);
   const auto segment = SegmentOf(batch, kBlocks, choice);
-  RawDecompression raw(batch, choice, kBlocks);
+  RawDecompression raw(*segment, choice);
   WarmReader reader(batch.schema(), /*coalesce=*/false);
   reader.Read(segment);
   double read_seconds = 0;
