@@ -625,14 +625,18 @@ class SegmentDecoder::Impl {
         uses_input_bytes_ = true;  // a view of the input keeps it alive
       }
     }
-    arena_hint_ = arena_used_;
+    if (message.body_length > 0) {
+      arena_expansion_ =
+          static_cast<double>(arena_used_) / static_cast<double>(message.body_length);
+    }
     return Status::OK();
   }
 
   // Returns `size` > 0 bytes of the block's arena, 8-byte aligned, for the buffer at body
-  // offset `offset`. The first chunk is as large as the last block's arena, so blocks of a
-  // steady size take one chunk; a block that needs more takes further chunks, each at least
-  // as large as all before it.
+  // offset `offset`. The first chunk is the body's length times the last block's expansion
+  // (decoded over encoded bytes), an eighth more for a block that compresses a little better:
+  // blocks like the last take one chunk, and a small block after a large one takes a small
+  // chunk. A block that needs more takes further chunks, each at least as large as all before.
   Result<uint8_t*> ArenaBytes(int64_t size, const Message& message, int64_t offset) {
     const int64_t rounded = bits::RoundUp(size, ipc::kBufferAlignment);
     if (rounded > options_.max_block_bytes - arena_used_) {
@@ -640,7 +644,12 @@ class SegmentDecoder::Impl {
                        options_.max_block_bytes, " bytes");
     }
     if (rounded > arena_left_) {
-      const int64_t wanted = std::max(rounded, arena_chunks_.empty() ? arena_hint_ : arena_used_);
+      int64_t wanted = arena_used_;
+      if (arena_chunks_.empty()) {
+        const double estimate = static_cast<double>(message.body_length) * arena_expansion_;
+        wanted = static_cast<int64_t>(std::min(estimate * 1.125, 0x1p62));
+      }
+      wanted = std::max(rounded, wanted);
       const int64_t chunk = std::min(wanted, options_.max_block_bytes - arena_used_);
       auto arena = std::make_shared<BlockArena>();
       arena->bytes.Resize(chunk);
@@ -876,7 +885,8 @@ class SegmentDecoder::Impl {
   uint8_t* arena_cursor_ = nullptr;
   int64_t arena_left_ = 0;
   int64_t arena_used_ = 0;
-  int64_t arena_hint_ = 0;  // the last block's arena bytes: the first chunk's size
+  // The last block's arena bytes over its body bytes; before the first block, a guess.
+  double arena_expansion_ = 2;
   bool uses_input_bytes_ = false;
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_ = nullptr;
   std::string path_;             // the field Assemble is at, for errors
