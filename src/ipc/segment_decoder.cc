@@ -529,8 +529,7 @@ class SegmentDecoder::Impl {
     SLUICE_RETURN_NOT_OK(CheckOffsetsIncrease(offsets32_, message));
     SLUICE_RETURN_NOT_OK(CheckOffsetsIncrease(offsets64_, message));
     std::vector<MemoryOwner> owners;
-    for (MemoryOwner& chunk : arena_chunks_) owners.push_back(std::move(chunk));
-    arena_chunks_.clear();
+    if (arena_ != nullptr) owners.push_back(std::move(arena_));
     if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
     metrics_.blocks += 1;
     metrics_.rows += length;
@@ -542,8 +541,12 @@ class SegmentDecoder::Impl {
   Status ResolveBuffers(const Message& message,
                         const flatbuffers::Vector<const fb::Buffer*>* buffers,
                         CompressionCodec codec) {
-    arena_chunks_.clear();
     if (codec == CompressionCodec::kNone && ResolveInPlace(message, buffers)) return Status::OK();
+    const int64_t count = buffers != nullptr ? buffers->size() : 0;
+    views_.resize(static_cast<size_t>(count));
+    arena_sizes_.resize(static_cast<size_t>(count));
+    arena_ = nullptr;
+    uses_input_bytes_ = false;
     Decompressor* decompressor = nullptr;
     if (codec != CompressionCodec::kNone) {
       if (codec == CompressionCodec::kSnappy &&
@@ -553,27 +556,9 @@ class SegmentDecoder::Impl {
       }
       SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(codec));
     }
-    const auto start = std::chrono::steady_clock::now();
-    Status status = DecodeIntoArena(message, buffers, decompressor);
-    metrics_.decompress_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                     std::chrono::steady_clock::now() - start)
-                                     .count();
-    return status;
-  }
 
-  // Resolves a body that is compressed (`decompressor` set) or misaligned in one pass: each
-  // buffer is checked, then viewed in place or decompressed (copied) into the arena at once.
-  // The body is read once, in order, so the hardware prefetcher follows it while the codec
-  // works; a first pass for the arena's size would pay a cache miss per buffer up front.
-  Status DecodeIntoArena(const Message& message,
-                         const flatbuffers::Vector<const fb::Buffer*>* buffers,
-                         Decompressor* decompressor) {
-    const int64_t count = buffers != nullptr ? buffers->size() : 0;
-    views_.resize(static_cast<size_t>(count));
-    arena_cursor_ = nullptr;
-    arena_left_ = 0;
-    arena_used_ = 0;
-    uses_input_bytes_ = false;
+    // First pass: bounds, and how much arena each buffer needs.
+    int64_t arena_size = 0;
     for (int64_t i = 0; i < count; ++i) {
       const fb::Buffer* buffer = buffers->Get(static_cast<flatbuffers::uoffset_t>(i));
       const int64_t offset = buffer->offset();
@@ -584,84 +569,72 @@ class SegmentDecoder::Impl {
                          offset + static_cast<uint64_t>(length), ") outside the body of ",
                          message.body_length, " bytes");
       }
-      if (length == 0) {
-        views_[i] = BufferView{};
-        continue;
-      }
       const uint8_t* bytes = message.body + offset;
-      if (decompressor != nullptr) {
+      int64_t needed = 0;
+      if (codec == CompressionCodec::kNone || length == 0) {
+        views_[i] = BufferView{length == 0 ? nullptr : bytes, length};
+        if (length > 0 && !IsAligned(bytes)) needed = length;
+      } else {
         if (length < ipc::kCompressedLengthPrefixSize) {
           return CorruptAt(message.body_offset + offset, "compressed buffer ", i, " has ", length,
                            " bytes, less than its 8-byte length prefix");
         }
         const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
-        bytes += ipc::kCompressedLengthPrefixSize;
         const int64_t payload = length - ipc::kCompressedLengthPrefixSize;
-        if (declared != ipc::kUncompressedBufferMarker) {
-          if (declared < 0 || declared > options_.max_block_bytes) {
-            return CorruptAt(message.body_offset + offset, "compressed buffer ", i,
-                             " declares an uncompressed length of ", declared);
-          }
-          views_[i] = BufferView{nullptr, 0};
-          if (declared == 0) continue;
-          SLUICE_ASSIGN_OR_RAISE(uint8_t * dest, ArenaBytes(declared, message, offset));
-          Status status = decompressor->Decompress(bytes, payload, dest, declared);
-          if (!status.ok()) {
-            return CorruptAt(message.body_offset + offset, "buffer ", i, ": ", status.message());
-          }
-          metrics_.decompressed_bytes += declared;
-          views_[i] = BufferView{dest, declared};
-          continue;
+        if (declared == ipc::kUncompressedBufferMarker) {
+          views_[i] = BufferView{bytes + ipc::kCompressedLengthPrefixSize, payload};
+          if (payload > 0 && !IsAligned(views_[i].data)) needed = payload;
+        } else if (declared < 0 || declared > options_.max_block_bytes) {
+          return CorruptAt(message.body_offset + offset, "compressed buffer ", i,
+                           " declares an uncompressed length of ", declared);
+        } else {
+          views_[i] = BufferView{nullptr, declared};
+          needed = declared;
         }
-        views_[i] = BufferView{bytes, payload};  // stored uncompressed
-      } else {
-        views_[i] = BufferView{bytes, length};
       }
-      if (views_[i].size > 0 && !IsAligned(bytes)) {  // misaligned input is copied
-        SLUICE_ASSIGN_OR_RAISE(uint8_t * dest, ArenaBytes(views_[i].size, message, offset));
-        std::memcpy(dest, bytes, static_cast<size_t>(views_[i].size));
-        views_[i].data = dest;
-      } else {
-        uses_input_bytes_ = true;  // a view of the input keeps it alive
+      arena_sizes_[i] = needed;
+      // A buffer viewed in place keeps the input alive (the second pass only fills the others).
+      uses_input_bytes_ |= needed == 0 && views_[i].data != nullptr;
+      arena_size += bits::RoundUp(needed, ipc::kBufferAlignment);
+      if (arena_size > options_.max_block_bytes) {
+        return CorruptAt(message.body_offset + offset, "the block decodes to more than ",
+                         options_.max_block_bytes, " bytes");
       }
     }
-    if (message.body_length > 0) {
-      arena_expansion_ =
-          static_cast<double>(arena_used_) / static_cast<double>(message.body_length);
+
+    // Second pass: decompress or copy into the arena.
+    if (arena_size > 0) {
+      auto arena = std::make_shared<BlockArena>();
+      arena->bytes.Resize(arena_size);
+      int64_t position = 0;
+      const auto start = std::chrono::steady_clock::now();
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t needed = arena_sizes_[i];
+        if (needed == 0) continue;
+        uint8_t* dest = arena->bytes.data() + position;
+        const fb::Buffer* buffer = buffers->Get(static_cast<flatbuffers::uoffset_t>(i));
+        const uint8_t* bytes = message.body + buffer->offset();
+        if (views_[i].data != nullptr) {
+          std::memcpy(dest, views_[i].data, static_cast<size_t>(needed));  // misaligned input
+        } else {
+          Status status = decompressor->Decompress(
+              bytes + ipc::kCompressedLengthPrefixSize,
+              buffer->length() - ipc::kCompressedLengthPrefixSize, dest, needed);
+          if (!status.ok()) {
+            return CorruptAt(message.body_offset + buffer->offset(), "buffer ", i, ": ",
+                             status.message());
+          }
+          metrics_.decompressed_bytes += needed;
+        }
+        views_[i] = BufferView{dest, needed};
+        position += bits::RoundUp(needed, ipc::kBufferAlignment);
+      }
+      metrics_.decompress_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count();
+      arena_ = std::move(arena);
     }
     return Status::OK();
-  }
-
-  // Returns `size` > 0 bytes of the block's arena, 8-byte aligned, for the buffer at body
-  // offset `offset`. The first chunk is the body's length times the last block's expansion
-  // (decoded over encoded bytes), an eighth more for a block that compresses a little better:
-  // blocks like the last take one chunk, and a small block after a large one takes a small
-  // chunk. A block that needs more takes further chunks, each at least as large as all before.
-  Result<uint8_t*> ArenaBytes(int64_t size, const Message& message, int64_t offset) {
-    const int64_t rounded = bits::RoundUp(size, ipc::kBufferAlignment);
-    if (rounded > options_.max_block_bytes - arena_used_) {
-      return CorruptAt(message.body_offset + offset, "the block decodes to more than ",
-                       options_.max_block_bytes, " bytes");
-    }
-    if (rounded > arena_left_) {
-      int64_t wanted = arena_used_;
-      if (arena_chunks_.empty()) {
-        const double estimate = static_cast<double>(message.body_length) * arena_expansion_;
-        wanted = static_cast<int64_t>(std::min(estimate * 1.125, 0x1p62));
-      }
-      wanted = std::max(rounded, wanted);
-      const int64_t chunk = std::min(wanted, options_.max_block_bytes - arena_used_);
-      auto arena = std::make_shared<BlockArena>();
-      arena->bytes.Resize(chunk);
-      arena_cursor_ = arena->bytes.data();
-      arena_left_ = chunk;
-      arena_chunks_.push_back(std::move(arena));
-    }
-    uint8_t* bytes = arena_cursor_;
-    arena_cursor_ += rounded;
-    arena_left_ -= rounded;
-    arena_used_ += rounded;
-    return bytes;
   }
 
   // The common case of ResolveBuffers, kept to a few instructions per buffer: an uncompressed
@@ -693,6 +666,7 @@ class SegmentDecoder::Impl {
       const BufferView& view = views_[read.buffer];
       if (view.size > 0) PrefetchForAssembly(view.data, view.size, read.reads);
     }
+    arena_ = nullptr;
     uses_input_bytes_ = any_bytes;
     return true;
   }
@@ -877,16 +851,11 @@ class SegmentDecoder::Impl {
 
   // Per-block state, reused.
   std::vector<BufferView> views_;
+  std::vector<int64_t> arena_sizes_;
   // The offsets of the block's binary-like columns, checked once it is assembled.
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
-  // The block's arena: chunks, the next free byte of the last one and what is left of it.
-  std::vector<MemoryOwner> arena_chunks_;
-  uint8_t* arena_cursor_ = nullptr;
-  int64_t arena_left_ = 0;
-  int64_t arena_used_ = 0;
-  // The last block's arena bytes over its body bytes; before the first block, a guess.
-  double arena_expansion_ = 2;
+  std::shared_ptr<BlockArena> arena_;
   bool uses_input_bytes_ = false;
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_ = nullptr;
   std::string path_;             // the field Assemble is at, for errors

@@ -65,8 +65,8 @@ TEST_P(SegmentRoundTripTest, WholeBatchesOfEveryType) {
   }
 }
 
-// The decoder sizes a block's arena from the block before it: a larger block takes further
-// chunks, a smaller one part of a chunk. Every batch stays whole after the decoder moves on.
+// Blocks of very different sizes in one segment, decoded twice by one decoder that reuses its
+// per-block state: every batch stays whole after the decoder moves on (each owns its arena).
 TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
   auto schema = testing::AllTypesSchema(3);
   SegmentEncoderOptions options;
@@ -79,7 +79,7 @@ TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
   }
   AlignedBuffer bytes;
   ASSERT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
-  // Twice through one decoder: the second pass starts from the last block's arena size.
+  // Twice through one decoder: the second pass starts from the state the last block left.
   SegmentDecoder decoder;
   for (int pass = 0; pass < 2; ++pass) {
     std::vector<RecordBatch> decoded = DecodeAll(bytes, &decoder);
@@ -93,8 +93,7 @@ TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
 }
 
 // A block that decodes past max_block_bytes, each of its buffers within the limit, is an error
-// naming a byte: the arena's first chunk is sized from a small block before it, and the limit
-// holds across the chunks that follow.
+// naming a byte, after a small block that did not.
 TEST_P(SegmentRoundTripTest, BlockPastTheByteLimitIsAnError) {
   if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
   auto schema = testing::AllTypesSchema(3);

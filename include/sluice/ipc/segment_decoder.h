@@ -43,8 +43,6 @@ struct SegmentDecoderMetrics {
   int64_t schemas_parsed = 0;
   int64_t schemas_cached = 0;
   int64_t decompressed_bytes = 0;
-  /// Time in the pass that resolves the buffers of bodies that need an arena (compressed, or
-  /// misaligned): each buffer's checks and its decompression or copy, done together.
   int64_t decompress_nanos = 0;
 };
 
