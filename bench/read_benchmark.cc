@@ -11,7 +11,8 @@
 //   written once per run into a temporary directory), coalescing and read-ahead on and off.
 //
 // The raw baseline decompresses exactly the buffers the encoder compressed, from the segment
-// itself, so that it reads the same bytes at the same addresses as the reader.
+// itself, so that it reads the same bytes at the same addresses as the reader; the two take
+// turns going first.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <ctime>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arrow_message_generated.h"
@@ -51,6 +53,14 @@ using Clock = ThreadCpuClock;
 
 double Seconds(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
+}
+
+// Returns the seconds `work` takes.
+template <typename Work>
+double TimeOf(Work&& work) {
+  const auto start = Clock::now();
+  work();
+  return Seconds(start, Clock::now());
 }
 
 struct CodecChoice {
@@ -181,6 +191,30 @@ class WarmReader {
   std::unique_ptr<PartitionReader> reader_;
 };
 
+// Times the reader over `segment` and the raw decompression of the same bytes, each iteration,
+// in turn: the reader first in even iterations, the baseline first in odd ones, so that neither
+// always finds the segment in the cache the other left. Returns the summed seconds of each.
+std::pair<double, double> TimePaired(benchmark::State& state, WarmReader& reader,
+                                     const std::shared_ptr<AlignedBuffer>& segment,
+                                     RawDecompression& raw, int64_t blocks) {
+  double read_seconds = 0;
+  double raw_seconds = 0;
+  bool reader_first = true;
+  for (auto _ : state) {
+    double raw_time = 0;
+    if (!reader_first) raw_time = TimeOf([&] { raw.Run(); });
+    int64_t batches = 0;
+    const double read_time = TimeOf([&] { batches = reader.Read(segment); });
+    if (reader_first) raw_time = TimeOf([&] { raw.Run(); });
+    if (batches != blocks) state.SkipWithError("wrong batch count");
+    read_seconds += read_time;
+    raw_seconds += raw_time;
+    state.SetIterationTime(read_time);
+    reader_first = !reader_first;
+  }
+  return {read_seconds, raw_seconds};
+}
+
 void BM_DecodeThroughput(benchmark::State& state) {
   const CodecChoice choice = kCodecs[state.range(0)];
   constexpr int64_t kBlocks = 8;
@@ -189,19 +223,7 @@ void BM_DecodeThroughput(benchmark::State& state) {
   RawDecompression raw(*segment, choice);
   WarmReader reader(batch.schema(), /*coalesce=*/true);
   reader.Read(segment);  // warm up: schema parsed, contexts made
-  double read_seconds = 0;
-  double raw_seconds = 0;
-  for (auto _ : state) {
-    const auto start = Clock::now();
-    const int64_t batches = reader.Read(segment);
-    const auto middle = Clock::now();
-    raw.Run();
-    const auto end = Clock::now();
-    if (batches != kBlocks) state.SkipWithError("wrong batch count");
-    read_seconds += Seconds(start, middle);
-    raw_seconds += Seconds(middle, end);
-    state.SetIterationTime(Seconds(start, middle));
-  }
+  const auto [read_seconds, raw_seconds] = TimePaired(state, reader, segment, raw, kBlocks);
   state.counters["vs_raw"] = raw_seconds / read_seconds;
   state.counters["raw_GBps"] = static_cast<double>(raw.decompressed_bytes() * kBlocks) *
                                state.iterations() / raw_seconds / 1e9;
@@ -222,19 +244,7 @@ void BM_PerBlock(benchmark::State& state) {
   RawDecompression raw(*segment, choice);
   WarmReader reader(batch.schema(), /*coalesce=*/false);
   reader.Read(segment);
-  double read_seconds = 0;
-  double raw_seconds = 0;
-  for (auto _ : state) {
-    const auto start = Clock::now();
-    const int64_t batches = reader.Read(segment);
-    const auto middle = Clock::now();
-    raw.Run();
-    const auto end = Clock::now();
-    if (batches != kBlocks) state.SkipWithError("wrong batch count");
-    read_seconds += Seconds(start, middle);
-    raw_seconds += Seconds(middle, end);
-    state.SetIterationTime(Seconds(start, middle));
-  }
+  const auto [read_seconds, raw_seconds] = TimePaired(state, reader, segment, raw, kBlocks);
   const double blocks = static_cast<double>(state.iterations() * kBlocks);
   state.counters["block_ns"] = read_seconds / blocks * 1e9;
   state.counters["raw_ns"] = raw_seconds / blocks * 1e9;
