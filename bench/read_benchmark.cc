@@ -81,6 +81,7 @@ class RawDecompression {
   RawDecompression(const AlignedBuffer& segment, const CodecChoice& choice) : segment_(segment) {
     if (choice.codec == CompressionCodec::kNone) return;
     decompressor_ = Decompressor::Make(choice.codec).ValueOrDie();
+    // The encoder frames every message with the continuation marker and a 4-byte length.
     int64_t position = 0;
     int64_t block_output = 0;
     while (position + 8 <= segment.size()) {
@@ -94,12 +95,13 @@ class RawDecompression {
       int64_t output = 0;
       for (const fb::Buffer* buffer : *batch->buffers()) {
         if (buffer->length() < ipc::kCompressedLengthPrefixSize) continue;
-        const int64_t declared = bits::LoadUnaligned<int64_t>(segment.data() + body + buffer->offset());
+        const uint8_t* bytes = segment.data() + body + buffer->offset();
+        const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
         if (declared <= 0) continue;  // stored raw (-1) or empty
         pieces_.push_back(Piece{body + buffer->offset() + ipc::kCompressedLengthPrefixSize,
                                 buffer->length() - ipc::kCompressedLengthPrefixSize, output,
                                 declared});
-        output += (declared + 7) / 8 * 8;
+        output += bits::RoundUp(declared, ipc::kBufferAlignment);
       }
       block_output = std::max(block_output, output);
       blocks_ += 1;

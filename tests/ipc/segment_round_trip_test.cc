@@ -65,20 +65,26 @@ TEST_P(SegmentRoundTripTest, WholeBatchesOfEveryType) {
   }
 }
 
+// One segment of `batches` of AllTypesSchema(3), every buffer through `codec` (no minimum size).
+AlignedBuffer EncodeEveryBuffer(CompressionCodec codec, const std::vector<RecordBatch>& batches) {
+  SegmentEncoderOptions options;
+  options.codec = codec;
+  options.min_compress_bytes = 0;
+  auto encoder = SegmentEncoder::Make(batches.front().schema(), options).ValueOrDie();
+  AlignedBuffer bytes;
+  EXPECT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  return bytes;
+}
+
 // Blocks of very different sizes in one segment, decoded twice by one decoder that reuses its
 // per-block state: every batch stays whole after the decoder moves on (each owns its arena).
 TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
   auto schema = testing::AllTypesSchema(3);
-  SegmentEncoderOptions options;
-  options.codec = GetParam();
-  options.min_compress_bytes = 0;
-  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
   std::vector<RecordBatch> batches;
   for (int64_t rows : {5, 1500, 1, 64, 1000, 0, 4000, 3}) {
     batches.push_back(testing::RandomBatch(schema, rows, rows + 5));
   }
-  AlignedBuffer bytes;
-  ASSERT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  const AlignedBuffer bytes = EncodeEveryBuffer(GetParam(), batches);
   // Twice through one decoder: the second pass starts from the state the last block left.
   SegmentDecoder decoder;
   for (int pass = 0; pass < 2; ++pass) {
@@ -97,14 +103,8 @@ TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
 TEST_P(SegmentRoundTripTest, BlockPastTheByteLimitIsAnError) {
   if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
   auto schema = testing::AllTypesSchema(3);
-  SegmentEncoderOptions options;
-  options.codec = GetParam();
-  options.min_compress_bytes = 0;
-  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-  std::vector<RecordBatch> batches = {testing::RandomBatch(schema, 10, 1),
-                                      testing::RandomBatch(schema, 4000, 2)};
-  AlignedBuffer bytes;
-  ASSERT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  const AlignedBuffer bytes = EncodeEveryBuffer(
+      GetParam(), {testing::RandomBatch(schema, 10, 1), testing::RandomBatch(schema, 4000, 2)});
   SegmentDecoderOptions limited;
   limited.max_block_bytes = 64 << 10;
   SegmentDecoder decoder(limited);
