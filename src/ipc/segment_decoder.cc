@@ -12,6 +12,7 @@
 #endif
 
 #include "arrow_message_generated.h"
+#include "base/aligned_buffer_pool_internal.h"
 #include "base/simd_dispatch_internal.h"
 #include "schema_message_internal.h"
 #include "sluice/base/aligned_buffer.h"
@@ -187,11 +188,6 @@ int CountBuffers(const DataType& type) {
   for (const Field& child : type.children()) count += CountBuffers(*child.type);
   return count;
 }
-
-// Keeps a block's decompressed buffers alive for the batch that views them.
-struct BlockArena {
-  AlignedBuffer bytes;
-};
 
 // Prefetches what assembling a block reads of an uncompressed buffer of `length` > 0 bytes.
 inline void PrefetchForAssembly(const uint8_t* bytes, int64_t length, BufferReads reads) {
@@ -604,14 +600,15 @@ class SegmentDecoder::Impl {
 
     // Second pass: decompress or copy into the arena.
     if (arena_size > 0) {
-      auto arena = std::make_shared<BlockArena>();
-      arena->bytes.Resize(arena_size);
+      bool made = false;
+      std::shared_ptr<AlignedBuffer> arena = arena_pool_->Acquire(arena_size, &made);
+      metrics_.arenas_made += made ? 1 : 0;
       int64_t position = 0;
       const auto start = std::chrono::steady_clock::now();
       for (int64_t i = 0; i < count; ++i) {
         const int64_t needed = arena_sizes_[i];
         if (needed == 0) continue;
-        uint8_t* dest = arena->bytes.data() + position;
+        uint8_t* dest = arena->data() + position;
         const fb::Buffer* buffer = buffers->Get(static_cast<flatbuffers::uoffset_t>(i));
         const uint8_t* bytes = message.body + buffer->offset();
         if (views_[i].data != nullptr) {
@@ -829,6 +826,8 @@ class SegmentDecoder::Impl {
   }
 
   static constexpr size_t kMaxCachedSchemas = 64;
+  // Free arenas kept for reuse, in bytes: a few blocks' worth at the default block size.
+  static constexpr int64_t kPooledArenaBytes = int64_t{8} << 20;
 
   SegmentDecoderOptions options_;
   SegmentDecoderMetrics metrics_;
@@ -855,7 +854,12 @@ class SegmentDecoder::Impl {
   // The offsets of the block's binary-like columns, checked once it is assembled.
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
-  std::shared_ptr<BlockArena> arena_;
+  // The arena of the block being decoded: its decompressed buffers, which the block's batch
+  // keeps alive. Arenas come from a pool and return to it when their batch is dropped, so a warm
+  // decoder allocates no block memory.
+  std::shared_ptr<AlignedBuffer> arena_;
+  std::shared_ptr<internal::AlignedBufferPool> arena_pool_ =
+      internal::AlignedBufferPool::Make(kPooledArenaBytes);
   bool uses_input_bytes_ = false;
   const flatbuffers::Vector<const fb::FieldNode*>* nodes_ = nullptr;
   std::string path_;             // the field Assemble is at, for errors

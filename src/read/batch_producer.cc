@@ -102,7 +102,7 @@ BatchProducer::BatchProducer(std::vector<SegmentSource> sources,
       sources_(std::move(sources)),
       schema_(options.schema),
       decoder_(DecoderOptions(options)),
-      pool_(ReadBufferPool::Make(options.pooled_read_bytes)) {
+      pool_(AlignedBufferPool::Make(options.pooled_read_bytes)) {
   if (options_.coalesce)
     coalescer_.emplace(options_.target_batch_rows, options_.target_batch_bytes);
   for (const SegmentSource& source : sources_) {

@@ -26,7 +26,7 @@
 
 #include "batch_coalescer_internal.h"
 #include "map_output_file_reader_internal.h"
-#include "read_buffer_pool_internal.h"
+#include "base/aligned_buffer_pool_internal.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/read/partition_reader.h"
 #include "sluice/read/pushed_block_queue.h"
@@ -88,7 +88,7 @@ class BatchProducer {
   std::vector<std::shared_ptr<PushedBlockQueue>> queues_;
   SchemaPtr schema_;
   SegmentDecoder decoder_;
-  std::shared_ptr<ReadBufferPool> pool_;
+  std::shared_ptr<AlignedBufferPool> pool_;
   std::optional<BatchCoalescer> coalescer_;
   std::deque<RecordBatch> ready_;
   std::atomic<bool> interrupted_{false};

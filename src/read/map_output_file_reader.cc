@@ -205,7 +205,7 @@ Status MapOutputFileReader::OpenDataFile() {
   return Status::OK();
 }
 
-Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadNext(ReadBufferPool* pool,
+Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadNext(AlignedBufferPool* pool,
                                                                   int64_t max_read_bytes,
                                                                   FileReadCounters* counters) {
   if (next_partition_ >= end_partition_) return std::optional<SegmentBlock>();

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "read_buffer_pool_internal.h"
+#include "base/aligned_buffer_pool_internal.h"
 #include "sluice/base/result.h"
 #include "sluice/io/input_file.h"
 #include "sluice/read/segment_source.h"
@@ -42,7 +42,7 @@ class MapOutputFileReader {
   /// Reads the next piece of the range: whole partitions of at most `max_read_bytes` bytes
   /// together (a larger partition alone), as a block over a buffer from `pool`. Returns
   /// std::nullopt after the last piece.
-  Result<std::optional<SegmentBlock>> ReadNext(ReadBufferPool* pool, int64_t max_read_bytes,
+  Result<std::optional<SegmentBlock>> ReadNext(AlignedBufferPool* pool, int64_t max_read_bytes,
                                                FileReadCounters* counters);
 
  private:

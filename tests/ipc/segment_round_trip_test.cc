@@ -98,6 +98,36 @@ TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
   }
 }
 
+// A block's arena goes back to the decoder when its last batch is dropped, and a later block
+// decompresses into it; an arena a batch still holds is never reused.
+TEST_P(SegmentRoundTripTest, ADroppedBatchLendsItsArenaToALaterBlock) {
+  if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
+  auto schema = testing::AllTypesSchema(3);
+  std::vector<RecordBatch> batches;
+  for (int64_t seed = 0; seed < 4; ++seed) {
+    batches.push_back(testing::RandomBatch(schema, 100, seed));
+  }
+  const AlignedBuffer bytes = EncodeEveryBuffer(GetParam(), batches);
+  SegmentDecoder decoder;
+  ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "test segment").ok());
+  std::vector<RecordBatch> held;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    auto decoded = decoder.Next();
+    ASSERT_TRUE(decoded.ok() && decoded->has_value()) << decoded.status().ToString();
+    // Blocks 0 and 1 are held (two arenas), block 1 is then dropped, and blocks 2 and 3 each
+    // reuse the arena the block before them returned.
+    if (i < 2) held.push_back(std::move(**decoded));
+    if (i == 1) held.pop_back();
+    if (i >= 2) {
+      std::string difference;
+      EXPECT_TRUE(BatchesEqual(batches[i], **decoded, &difference)) << difference;
+    }
+  }
+  EXPECT_EQ(decoder.metrics().arenas_made, 2);
+  std::string difference;
+  EXPECT_TRUE(BatchesEqual(batches[0], held[0], &difference)) << difference;
+}
+
 // A block that decodes past max_block_bytes, each of its buffers within the limit, is an error
 // naming a byte, after a small block that did not.
 TEST_P(SegmentRoundTripTest, BlockPastTheByteLimitIsAnError) {

@@ -1,16 +1,16 @@
 #include <algorithm>
 
-#include "read_buffer_pool_internal.h"
+#include "aligned_buffer_pool_internal.h"
 
 namespace sluice::internal {
 
-std::shared_ptr<ReadBufferPool> ReadBufferPool::Make(int64_t capacity_bytes) {
-  std::shared_ptr<ReadBufferPool> pool(new ReadBufferPool(std::max<int64_t>(capacity_bytes, 0)));
+std::shared_ptr<AlignedBufferPool> AlignedBufferPool::Make(int64_t capacity_bytes) {
+  std::shared_ptr<AlignedBufferPool> pool(new AlignedBufferPool(std::max<int64_t>(capacity_bytes, 0)));
   pool->self_ = pool;
   return pool;
 }
 
-std::shared_ptr<AlignedBuffer> ReadBufferPool::Acquire(int64_t size) {
+std::shared_ptr<AlignedBuffer> AlignedBufferPool::Acquire(int64_t size, bool* made) {
   std::unique_ptr<AlignedBuffer> buffer;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -24,10 +24,12 @@ std::shared_ptr<AlignedBuffer> ReadBufferPool::Acquire(int64_t size) {
       buffers_made_ += 1;
     }
   }
+  if (made != nullptr) *made = buffer == nullptr;
   if (buffer == nullptr) buffer = std::make_unique<AlignedBuffer>();
+  buffer->Clear();  // a reused buffer that must grow has nothing worth copying
   buffer->Resize(size);
   // The deleter holds the pool weakly: a buffer outliving its reader is simply freed.
-  std::weak_ptr<ReadBufferPool> pool = self_;
+  std::weak_ptr<AlignedBufferPool> pool = self_;
   return std::shared_ptr<AlignedBuffer>(buffer.release(), [pool](AlignedBuffer* returned) {
     if (auto alive = pool.lock()) {
       alive->Return(returned);
@@ -37,7 +39,7 @@ std::shared_ptr<AlignedBuffer> ReadBufferPool::Acquire(int64_t size) {
   });
 }
 
-void ReadBufferPool::Return(AlignedBuffer* buffer) {
+void AlignedBufferPool::Return(AlignedBuffer* buffer) {
   std::unique_ptr<AlignedBuffer> owned(buffer);
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -49,12 +51,12 @@ void ReadBufferPool::Return(AlignedBuffer* buffer) {
   // A buffer the pool has no room for is freed here, outside the lock.
 }
 
-int64_t ReadBufferPool::free_buffers() const {
+int64_t AlignedBufferPool::free_buffers() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return static_cast<int64_t>(free_.size());
 }
 
-int64_t ReadBufferPool::buffers_made() const {
+int64_t AlignedBufferPool::buffers_made() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return buffers_made_;
 }
