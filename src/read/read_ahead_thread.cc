@@ -1,9 +1,21 @@
 #include <algorithm>
-#include <chrono>
 
+#include "base/poll_until_internal.h"
 #include "read_ahead_thread_internal.h"
+#include "sluice/base/stopwatch.h"
 
 namespace sluice::internal {
+
+namespace {
+
+// How long either thread polls before it sleeps (see PollUntil): a small block decodes in a few
+// microseconds, and a hand-over to a sleeping consumer cost about 3 us a batch here. Partition 0
+// of 1000 map outputs, coalescing off (1000 batches of 41 rows): 5.0 ms without read-ahead,
+// 8.3-9.2 ms with it before polling, 6.1-6.5 ms with up to 50 us of it (20 us and 200 us gave
+// the same).
+constexpr int64_t kPollNanos = 50'000;
+
+}  // namespace
 
 ReadAheadThread::ReadAheadThread(std::unique_ptr<BatchProducer> producer, int32_t depth)
     : producer_(std::move(producer)),
@@ -22,11 +34,11 @@ ReadAheadThread::~ReadAheadThread() {
 
 void ReadAheadThread::Run() {
   while (true) {
-    {
+    if (!PollUntil(kPollNanos, [this] { return stop_.load() || queued_.load() < depth_; })) {
       std::unique_lock<std::mutex> lock(mutex_);
-      consumed_.wait(lock, [this] { return stop_ || batches_.size() < depth_; });
-      if (stop_) return;
+      consumed_.wait(lock, [this] { return stop_.load() || batches_.size() < depth_; });
     }
+    if (stop_.load()) return;
     RecordBatch batch;
     Result<BatchProducer::Outcome> outcome = producer_->Next(/*wait=*/true, &batch);
     const PartitionReaderMetrics metrics = producer_->metrics();
@@ -43,6 +55,8 @@ void ReadAheadThread::Run() {
       } else {
         batches_.push_back(std::move(batch));
       }
+      queued_.store(batches_.size());
+      finished_.store(done_);
     }
     produced_.notify_one();
     if (!outcome.ok() || *outcome == BatchProducer::Outcome::kEnd) return;
@@ -51,17 +65,24 @@ void ReadAheadThread::Run() {
 
 Result<BatchProducer::Outcome> ReadAheadThread::Next(bool wait, RecordBatch* out,
                                                      int64_t* wait_nanos) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (wait && batches_.empty() && !done_) {
-    const auto start = std::chrono::steady_clock::now();
-    produced_.wait(lock, [this] { return !batches_.empty() || done_; });
-    *wait_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  if (wait && queued_.load() == 0 && !finished_.load()) {
+    const auto start = SteadyClock::now();
+    if (!consumer_polls_ ||
+        !PollUntil(kPollNanos, [this] { return queued_.load() > 0 || finished_.load(); })) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      produced_.wait(lock, [this] { return !batches_.empty() || done_; });
+    }
+    const int64_t waited = NanosSince(start);
+    *wait_nanos += waited;
+    // Poll next time only if a poll would have caught this batch: when batches take longer to
+    // make (large coalesced ones), polling first only burns the core the producer may need.
+    consumer_polls_ = waited <= kPollNanos;
   }
+  std::unique_lock<std::mutex> lock(mutex_);
   if (!batches_.empty()) {
     *out = std::move(batches_.front());
     batches_.pop_front();
+    queued_.store(batches_.size());
     lock.unlock();
     consumed_.notify_one();
     return BatchProducer::Outcome::kBatch;

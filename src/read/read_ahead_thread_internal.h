@@ -3,12 +3,15 @@
 //
 // The thread reads, verifies, decodes and coalesces while the consumer works on earlier
 // batches, and stops when `depth` batches wait. Outcomes reach the consumer in the order they
-// were produced: every batch made before a failure is handed over before the failure. The
+// were produced: every batch made before a failure is handed over before the failure. A thread
+// that waits for the other polls for a while before it sleeps (see PollUntil), so that a fast
+// consumer of small batches does not pay a wake-up per batch. The
 // producer's metrics and failures are published with each batch, so the consumer reads them
 // without touching the producer. Destroying the object stops the thread wherever it is (a wait
 // for a pushed block included) and joins it.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -49,7 +52,12 @@ class ReadAheadThread {
   std::deque<RecordBatch> batches_;
   bool done_ = false;
   Status final_status_;
-  bool stop_ = false;
+  // Set under mutex_ (so a sleeper cannot miss a change) and read without it while polling:
+  // stop_, and copies of batches_.size() and done_.
+  std::atomic<bool> stop_{false};
+  std::atomic<size_t> queued_{0};
+  std::atomic<bool> finished_{false};
+  bool consumer_polls_ = true;  // whether the consumer's next wait polls first (its own)
   PartitionReaderMetrics published_metrics_;
   std::vector<SourceFailure> published_failures_;
 
