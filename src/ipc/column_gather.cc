@@ -15,6 +15,10 @@ namespace {
 template <typename Selection>
 constexpr bool kIsRows = std::is_same_v<Selection, RowSelection>;
 
+// How far ahead a gather over scattered rows asks for the memory of a row (a cache miss each):
+// far enough that many misses are in flight at once.
+constexpr int64_t kPrefetchRows = 16;
+
 // Calls f(source, row) for every selected row, in order.
 template <typename F>
 void ForEachRow(const RowSelection& selection, F&& f) {
@@ -203,9 +207,9 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
     if constexpr (kIsRows<Selection> && kWidth != 0) {
       const uint8_t* const* bases = values_.data();
       // The rows are scattered over the held batches, so each is a cache miss: ask for the
-      // value kPrefetchRows ahead (the last row, near the end), so that many misses are in
-      // flight at once.
-      const int64_t last = selection.count - 1;
+      // value kPrefetchRows ahead (into the next blocks' rows near the end), so that many
+      // misses are in flight at once.
+      const int64_t last = selection.readable - 1;
       for (int64_t i = 0; i < selection.count; ++i) {
         const int64_t ahead = std::min(i + kPrefetchRows, last);
         __builtin_prefetch(bases[selection.sources[ahead]] +
@@ -226,7 +230,6 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
   int buffer_count() const override { return 2; }
 
  private:
-  static constexpr int64_t kPrefetchRows = 16;
   int64_t width_;
   std::vector<const uint8_t*> values_;  // per source, advanced to its offset
 };
@@ -299,7 +302,11 @@ class OffsetsNode : public GatherNode<Derived> {
   int64_t Spanned(const Selection& selection) const {
     int64_t total = 0;
     if constexpr (kIsRows<Selection>) {
+      // The first pass over the rows' offsets, a cache miss each: ask for them ahead.
+      const int64_t last = selection.readable - 1;
       for (int64_t i = 0; i < selection.count; ++i) {
+        const int64_t ahead = std::min(i + kPrefetchRows, last);
+        __builtin_prefetch(offsets_[selection.sources[ahead]] + selection.rows[ahead]);
         const Offset* offsets = offsets_[selection.sources[i]] + selection.rows[i];
         total += offsets[1] - offsets[0];
       }
@@ -376,9 +383,21 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
     if (data.direct != nullptr || data.size == 0) return;
     uint8_t* dest = data.destination;
     uint8_t* const dest_end = dest + data.size;
-    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
-      dest = CopyValues(source, start, count, dest, dest_end);
-    });
+    if constexpr (kIsRows<Selection>) {
+      // The offsets of the rows ahead were asked for by Plan; ask for their bytes now.
+      const int64_t last = selection.readable - 1;
+      for (int64_t i = 0; i < selection.count; ++i) {
+        const int64_t ahead = std::min(i + kPrefetchRows, last);
+        const uint32_t ahead_source = selection.sources[ahead];
+        __builtin_prefetch(bytes_[ahead_source] +
+                           this->offsets_[ahead_source][selection.rows[ahead]]);
+        dest = CopyValues(selection.sources[i], selection.rows[i], 1, dest, dest_end);
+      }
+    } else {
+      ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+        dest = CopyValues(source, start, count, dest, dest_end);
+      });
+    }
   }
 
   int node_count() const override { return 1; }

@@ -21,11 +21,15 @@
 
 namespace sluice::ipc {
 
-/// Rows `rows[i]` of source `sources[i]`, for i in [0, count).
+/// Rows `rows[i]` of source `sources[i]`, for i in [0, count). Entries [count, readable) may
+/// be read too, and name rows of the bound sources (those of the blocks that come next): a
+/// gather asks for their memory ahead, so that the cache misses of a short block overlap with
+/// those of the next ones.
 struct RowSelection {
   const uint32_t* sources = nullptr;
   const uint32_t* rows = nullptr;
   int64_t count = 0;
+  int64_t readable = 0;  // >= count
 };
 
 /// A contiguous range of one source.

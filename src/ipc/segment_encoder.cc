@@ -394,14 +394,16 @@ void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
 }
 
 Status SegmentEncoder::AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
-                                  AlignedBuffer* out) {
-  return impl_->Append(ipc::RowSelection{sources, rows, count}, out, &metrics_);
+                                  AlignedBuffer* out, int64_t readable_ahead) {
+  const ipc::RowSelection selection{sources, rows, count, count + readable_ahead};
+  return impl_->Append(selection, out, &metrics_);
 }
 
 Status SegmentEncoder::GatherRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
-                                  GatheredBlocks* blocks) {
+                                  GatheredBlocks* blocks, int64_t readable_ahead) {
   SLUICE_DCHECK(options_.codec != CompressionCodec::kNone);
-  return impl_->Gather(ipc::RowSelection{sources, rows, count}, blocks->state_.get());
+  const ipc::RowSelection selection{sources, rows, count, count + readable_ahead};
+  return impl_->Gather(selection, blocks->state_.get());
 }
 
 Status SegmentEncoder::AppendGathered(GatheredBlocks* blocks, size_t index, AlignedBuffer* out) {

@@ -197,8 +197,8 @@ class MapWriter::Impl {
       const int64_t count = std::min(end - from, rows_per_block_);
       AlignedBuffer* pending = file->pending();
       const int64_t start = pending->size();
-      SLUICE_RETURN_NOT_OK(
-          encoder_->AppendRows(sort_.sources() + from, sort_.rows() + from, count, pending));
+      SLUICE_RETURN_NOT_OK(encoder_->AppendRows(sort_.sources() + from, sort_.rows() + from,
+                                                count, pending, sort_.row_count() - from - count));
       checksum->Update(pending->data() + start, pending->size() - start);
       SLUICE_RETURN_NOT_OK(files_->FlushIfFull(file));
     }
@@ -297,8 +297,9 @@ class MapWriter::Impl {
            keys.blocks.size() < kMaxJobBlocks) {
       const int64_t count =
           std::min(sort_.end(gather_next_.partition) - gather_next_.from, rows_per_block_);
-      Status status = encoder_->GatherRows(sort_.sources() + gather_next_.from,
-                                           sort_.rows() + gather_next_.from, count, &job->blocks);
+      Status status = encoder_->GatherRows(
+          sort_.sources() + gather_next_.from, sort_.rows() + gather_next_.from, count,
+          &job->blocks, sort_.row_count() - gather_next_.from - count);
       if (!status.ok()) {
         failed_block_ = gather_next_;
         failed_status_ = std::move(status);

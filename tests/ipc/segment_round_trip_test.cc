@@ -2,6 +2,8 @@
 // and rows gathered from several batches.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <random>
 
 #include "sluice/format/array_builder.h"
@@ -216,7 +218,8 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
   AlignedBuffer bytes;
   const auto schema_message = encoder->schema_message();
   bytes.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
-  ASSERT_TRUE(encoder->AppendRows(sources.data(), rows.data(), 250, &bytes).ok());
+  // The first block may read the second's rows ahead (it only asks for their memory).
+  ASSERT_TRUE(encoder->AppendRows(sources.data(), rows.data(), 250, &bytes, 250).ok());
   ASSERT_TRUE(encoder->AppendRows(sources.data() + 250, rows.data() + 250, 250, &bytes).ok());
   ASSERT_TRUE(encoder->AppendRows(sources.data(), rows.data(), 0, &bytes).ok());
   bytes.Append("\xff\xff\xff\xff\0\0\0\0", 8);
@@ -228,6 +231,24 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
   std::vector<std::pair<const RecordBatch*, int64_t>> second(expected.begin() + 250, expected.end());
   ExpectRowsEqual(first, decoded[0]);
   ExpectRowsEqual(second, decoded[1]);
+
+  // Short blocks that look ahead into the rows of the blocks after them encode to the same
+  // bytes as blocks that do not.
+  AlignedBuffer looking_ahead;
+  AlignedBuffer not_looking;
+  for (int64_t from = 0; from < 500; from += 7) {
+    const int64_t count = std::min<int64_t>(7, 500 - from);
+    ASSERT_TRUE(encoder
+                    ->AppendRows(sources.data() + from, rows.data() + from, count,
+                                 &looking_ahead, 500 - from - count)
+                    .ok());
+    ASSERT_TRUE(
+        encoder->AppendRows(sources.data() + from, rows.data() + from, count, &not_looking).ok());
+  }
+  ASSERT_EQ(looking_ahead.size(), not_looking.size());
+  EXPECT_EQ(std::memcmp(looking_ahead.data(), not_looking.data(),
+                        static_cast<size_t>(not_looking.size())),
+            0);
 }
 
 TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {

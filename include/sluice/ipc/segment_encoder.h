@@ -97,15 +97,18 @@ class SegmentEncoder {
 
   /// Appends one RecordBatch message holding rows `rows[i]` of bound batch `sources[i]`, in
   /// order, to `out`. `out`'s size must be a multiple of 8 (as it is after appending any
-  /// message), so buffers stay aligned.
+  /// message), so buffers stay aligned. The `readable_ahead` entries of `sources` and `rows`
+  /// after the block's `count` may be read too and name rows of the bound batches (the rows of
+  /// the blocks that come next): the gather asks for their memory ahead, so that the cache
+  /// misses of many short blocks overlap.
   Status AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
-                    AlignedBuffer* out);
+                    AlignedBuffer* out, int64_t readable_ahead = 0);
 
   /// Compressing encoders only: gathers rows `rows[i]` of bound batch `sources[i]` as one more
   /// block of `blocks` (the first half of AppendRows; on error no block is added). Uses the
   /// gather tree and the bound batches, never the codec or the metrics.
   Status GatherRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
-                    GatheredBlocks* blocks);
+                    GatheredBlocks* blocks, int64_t readable_ahead = 0);
 
   /// Compressing encoders only: compresses block `index` of `blocks` and appends its
   /// RecordBatch message to `out` (the second half of AppendRows; the bytes are the same). Uses
