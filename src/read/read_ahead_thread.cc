@@ -56,7 +56,6 @@ void ReadAheadThread::Run() {
         batches_.push_back(std::move(batch));
       }
       queued_.store(batches_.size());
-      finished_.store(done_);
     }
     produced_.notify_one();
     if (!outcome.ok() || *outcome == BatchProducer::Outcome::kEnd) return;
@@ -65,12 +64,12 @@ void ReadAheadThread::Run() {
 
 Result<BatchProducer::Outcome> ReadAheadThread::Next(bool wait, RecordBatch* out,
                                                      int64_t* wait_nanos) {
-  if (wait && queued_.load() == 0 && !finished_.load()) {
+  if (wait && queued_.load() == 0 && !done_.load()) {
     const auto start = SteadyClock::now();
     if (!consumer_polls_ ||
-        !PollUntil(kPollNanos, [this] { return queued_.load() > 0 || finished_.load(); })) {
+        !PollUntil(kPollNanos, [this] { return queued_.load() > 0 || done_.load(); })) {
       std::unique_lock<std::mutex> lock(mutex_);
-      produced_.wait(lock, [this] { return !batches_.empty() || done_; });
+      produced_.wait(lock, [this] { return !batches_.empty() || done_.load(); });
     }
     const int64_t waited = NanosSince(start);
     *wait_nanos += waited;
@@ -87,7 +86,7 @@ Result<BatchProducer::Outcome> ReadAheadThread::Next(bool wait, RecordBatch* out
     consumed_.notify_one();
     return BatchProducer::Outcome::kBatch;
   }
-  if (done_) {
+  if (done_.load()) {
     if (!final_status_.ok()) return final_status_;
     return BatchProducer::Outcome::kEnd;
   }

@@ -5,9 +5,9 @@
 // batches, and stops when `depth` batches wait. Outcomes reach the consumer in the order they
 // were produced: every batch made before a failure is handed over before the failure. A thread
 // that waits for the other polls for a while before it sleeps (see PollUntil), so that a fast
-// consumer of small batches does not pay a wake-up per batch. The
-// producer's metrics and failures are published with each batch, so the consumer reads them
-// without touching the producer. Destroying the object stops the thread wherever it is (a wait
+// consumer of small batches does not pay a wake-up per batch. The producer's metrics and
+// failures are published with each batch, so the consumer reads them without touching the
+// producer. Destroying the object stops the thread wherever it is (a wait
 // for a pushed block included) and joins it.
 #pragma once
 
@@ -50,13 +50,12 @@ class ReadAheadThread {
   std::condition_variable produced_;  // a batch or the end is there for the consumer
   std::condition_variable consumed_;  // there is room for another batch, or stop_
   std::deque<RecordBatch> batches_;
-  bool done_ = false;
   Status final_status_;
   // Set under mutex_ (so a sleeper cannot miss a change) and read without it while polling:
-  // stop_, and copies of batches_.size() and done_.
+  // whether the producer is done (final_status_ is then set), stop_, and batches_.size().
+  std::atomic<bool> done_{false};
   std::atomic<bool> stop_{false};
   std::atomic<size_t> queued_{0};
-  std::atomic<bool> finished_{false};
   bool consumer_polls_ = true;  // whether the consumer's next wait polls first (its own)
   PartitionReaderMetrics published_metrics_;
   std::vector<SourceFailure> published_failures_;

@@ -46,6 +46,7 @@ struct SegmentDecoderMetrics {
   int64_t schemas_parsed = 0;
   int64_t schemas_cached = 0;
   int64_t decompressed_bytes = 0;
+  /// Time in the loop that decompresses (or copies misaligned) buffers into block arenas.
   int64_t decompress_nanos = 0;
   /// Block arenas allocated; every other block decompressed into an arena reused from the pool.
   int64_t arenas_made = 0;
