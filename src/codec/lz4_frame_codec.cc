@@ -4,10 +4,12 @@
 // use and keeps them, so a warm context allocates nothing.
 #include <lz4frame.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 
 #include "compression_internal.h"
+#include "lz4_frame_reader_internal.h"
 
 namespace sluice::internal {
 
@@ -20,8 +22,9 @@ constexpr std::string_view kCodecName = "lz4 frame";
 //   of history for linked blocks), so small blocks keep every reader's memory small whatever
 //   the buffer size. LZ4F also decodes a block straight into the caller's output only while a
 //   whole block of room remains; the tail goes through its internal buffer and one more copy,
-//   so a small block bounds that copy to 64 KiB per buffer. The price is a 4-byte header per
-//   64 KiB (0.006%).
+//   so for readers that use LZ4F a small block bounds that copy to 64 KiB per buffer (Sluice
+//   reads such frames directly, see lz4_frame_reader_internal.h). The price is a 4-byte header
+//   per 64 KiB (0.006%).
 // - Independent blocks. Each 64 KiB block starts without history, which changes nothing for
 //   buffers up to 64 KiB (most of a shuffle's) and, measured on string columns of 200 KiB to
 //   2 MiB, did not hurt larger ones either (their frames came out 1% smaller than linked ones).
@@ -112,10 +115,21 @@ class Lz4FrameDecompressor final : public Decompressor {
 
   Status Decompress(const uint8_t* input, int64_t input_size, uint8_t* output,
                     int64_t output_size) override {
+    return DecompressWithRoom(input, input_size, output, output_size, output_size);
+  }
+
+  Status DecompressWithRoom(const uint8_t* input, int64_t input_size, uint8_t* output,
+                            int64_t output_size, int64_t writable_size) override {
     SLUICE_RETURN_NOT_OK(
         CheckDecompressArguments(kCodecName, input, input_size, output, output_size));
     // LZ4F wants a real destination even when there is no room in it.
     uint8_t* destination = output_size == 0 ? &no_output_ : output;
+    // Frames without checksums (Sluice's, pyarrow's) decode straight into the output.
+    SLUICE_ASSIGN_OR_RAISE(const Lz4FrameRead read,
+                           ReadLz4Frame(input, input_size, destination, output_size,
+                                        output_size == 0 ? 0 : std::max(writable_size, output_size)));
+    if (read == Lz4FrameRead::kDecoded) return Status::OK();
+    // The rest (frames with checksums or a dictionary id) through LZ4F, which verifies them.
     size_t decoded = static_cast<size_t>(output_size);
     size_t consumed = static_cast<size_t>(input_size);
     LZ4F_decompressOptions_t options = {};

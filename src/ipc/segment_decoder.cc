@@ -601,7 +601,7 @@ class SegmentDecoder::Impl {
     // Second pass: decompress or copy into the arena.
     if (arena_size > 0) {
       bool made = false;
-      std::shared_ptr<AlignedBuffer> arena = arena_pool_->Acquire(arena_size, &made);
+      std::shared_ptr<AlignedBuffer> arena = arena_pool_->Acquire(arena_size + kArenaRoom, &made);
       metrics_.arenas_made += made ? 1 : 0;
       int64_t position = 0;
       const auto start = std::chrono::steady_clock::now();
@@ -614,9 +614,11 @@ class SegmentDecoder::Impl {
         if (views_[i].data != nullptr) {
           std::memcpy(dest, views_[i].data, static_cast<size_t>(needed));  // misaligned input
         } else {
-          Status status = decompressor->Decompress(
+          // The rest of the arena is written after this buffer, so the codec may use it.
+          Status status = decompressor->DecompressWithRoom(
               bytes + ipc::kCompressedLengthPrefixSize,
-              buffer->length() - ipc::kCompressedLengthPrefixSize, dest, needed);
+              buffer->length() - ipc::kCompressedLengthPrefixSize, dest, needed,
+              arena_size + kArenaRoom - position);
           if (!status.ok()) {
             return CorruptAt(message.body_offset + buffer->offset(), "buffer ", i, ": ",
                              status.message());
@@ -826,6 +828,9 @@ class SegmentDecoder::Impl {
   }
 
   static constexpr size_t kMaxCachedSchemas = 64;
+  // Bytes past a block's buffers in its arena, which a codec may clobber while decoding the last
+  // one (Decompressor::DecompressWithRoom): what LZ4's fast path needs.
+  static constexpr int64_t kArenaRoom = 64;
   // Free arenas kept for reuse, in bytes: a few blocks' worth at the default block size.
   static constexpr int64_t kPooledArenaBytes = int64_t{8} << 20;
 

@@ -5,6 +5,8 @@
 // ((value / 3) % 2: 0 decompresses the payload, 1 compresses it and decompresses the result);
 // bytes 1..4 are the expected decompressed size (little-endian, modulo 1 MiB + 1, which keeps
 // each run fast while covering multi-block frames); the rest is the payload.
+#include <lz4frame.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -35,6 +37,21 @@ Contexts& ContextsFor(size_t index) {
     chosen.decompressor = sluice::Decompressor::Make(kCodecs[index]).ValueOrDie();
   }
   return chosen;
+}
+
+// Decodes `frame` with a fresh LZ4F context, as the reference the decompressor's own frame reader
+// must agree with: returns whether LZ4F finishes the frame exactly, filling `output`.
+bool Lz4fDecodes(const uint8_t* frame, size_t frame_size, std::vector<uint8_t>* output) {
+  LZ4F_dctx* context = nullptr;
+  SLUICE_CHECK(!LZ4F_isError(LZ4F_createDecompressionContext(&context, LZ4F_VERSION)),
+               "cannot make an LZ4F context");
+  uint8_t no_output = 0;
+  size_t decoded = output->size();
+  size_t consumed = frame_size;
+  const size_t hint = LZ4F_decompress(context, output->empty() ? &no_output : output->data(),
+                                      &decoded, frame, &consumed, nullptr);
+  LZ4F_freeDecompressionContext(context);
+  return !LZ4F_isError(hint) && hint == 0 && decoded == output->size() && consumed == frame_size;
 }
 
 // Compresses `input` and checks that it decodes back to the same bytes.
@@ -75,6 +92,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       payload, static_cast<int64_t>(payload_size), output.data(), expected_size);
   // Bad bytes are Corrupt, nothing else.
   SLUICE_CHECK(status.ok() || status.IsCorrupt(), status.ToString().c_str());
+  // The lz4 decompressor reads frames itself; LZ4F must accept exactly what it accepts, with
+  // the same bytes.
+  if (kCodecs[codec_index] == sluice::CompressionCodec::kLz4Frame && payload_size > 0) {
+    std::vector<uint8_t> reference(expected_size);
+    const bool reference_ok = Lz4fDecodes(payload, payload_size, &reference);
+    SLUICE_CHECK(reference_ok == status.ok(), "the lz4 frame reader and LZ4F disagree");
+    SLUICE_CHECK(!status.ok() || reference == output, "the lz4 frame reader and LZ4F decode apart");
+  }
   // What decodes must survive being compressed and decoded again.
   if (status.ok()) CheckRoundTrip(contexts, output.data(), output.size());
   return 0;

@@ -69,6 +69,16 @@ class Decompressor {
   /// decompressor works normally again after any failure.
   virtual Status Decompress(const uint8_t* input, int64_t input_size, uint8_t* output,
                             int64_t output_size) = 0;
+  /// As Decompress, where all `writable_size` >= `output_size` bytes at `output` are the
+  /// caller's to clobber: the bytes past `output_size` may be left holding anything. LZ4 uses
+  /// the room to stay on its fast path, which copies in wide strides ahead of its position, up
+  /// to the last byte; a decoder filling one arena buffer by buffer, in order, passes the rest
+  /// of the arena. The other codecs ignore it.
+  virtual Status DecompressWithRoom(const uint8_t* input, int64_t input_size, uint8_t* output,
+                                    int64_t output_size, int64_t writable_size) {
+    (void)writable_size;
+    return Decompress(input, input_size, output, output_size);
+  }
 };
 
 }  // namespace sluice

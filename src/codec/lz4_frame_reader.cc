@@ -1,0 +1,183 @@
+#include "lz4_frame_reader_internal.h"
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "sluice/base/bit_ops.h"
+
+namespace sluice::internal {
+
+namespace {
+
+constexpr uint32_t kFrameMagic = 0x184D2204;
+constexpr int64_t kMagicSize = 4;
+constexpr int64_t kBlockSizeFieldSize = 4;
+constexpr uint32_t kStoredRawBit = 0x80000000u;
+
+// FLG bits.
+constexpr uint8_t kVersionMask = 0xC0;
+constexpr uint8_t kVersion01 = 0x40;
+constexpr uint8_t kBlockIndependence = 0x20;
+constexpr uint8_t kBlockChecksum = 0x10;
+constexpr uint8_t kContentSize = 0x08;
+constexpr uint8_t kContentChecksum = 0x04;
+constexpr uint8_t kReservedFlagBit = 0x02;
+constexpr uint8_t kDictionaryId = 0x01;
+
+// BD: bits 6-4 give the maximum block size; the others are reserved (zero).
+constexpr uint8_t kBlockMaxSizeMask = 0x70;
+
+// What LZ4's block decoder needs past the end of a block to decode all of it on its fast path.
+constexpr int64_t kFastPathRoom = 64;
+
+// A linked block may copy from up to 64 KiB of the output before it.
+constexpr int64_t kLinkedHistory = 64 * 1024;
+
+constexpr uint32_t kPrime1 = 0x9E3779B1u;
+constexpr uint32_t kPrime2 = 0x85EBCA77u;
+constexpr uint32_t kPrime3 = 0xC2B2AE3Du;
+constexpr uint32_t kPrime4 = 0x27D4EB2Fu;
+constexpr uint32_t kPrime5 = 0x165667B1u;
+
+uint32_t RotateLeft(uint32_t value, int bits) {
+  return (value << bits) | (value >> (32 - bits));
+}
+
+template <typename... Parts>
+Status Corrupt(int64_t byte, Parts&&... parts) {
+  return Status::Corrupt("lz4 frame decompression: input byte ", byte, ": ",
+                         std::forward<Parts>(parts)...);
+}
+
+}  // namespace
+
+uint32_t Xxh32OfShortInput(const uint8_t* bytes, int64_t size) {
+  uint32_t hash = kPrime5 + static_cast<uint32_t>(size);
+  int64_t at = 0;
+  for (; at + 4 <= size; at += 4) {
+    hash += bits::LoadUnaligned<uint32_t>(bytes + at) * kPrime3;
+    hash = RotateLeft(hash, 17) * kPrime4;
+  }
+  for (; at < size; ++at) {
+    hash += bytes[at] * kPrime5;
+    hash = RotateLeft(hash, 11) * kPrime1;
+  }
+  hash ^= hash >> 15;
+  hash *= kPrime2;
+  hash ^= hash >> 13;
+  hash *= kPrime3;
+  hash ^= hash >> 16;
+  return hash;
+}
+
+Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint8_t* output,
+                                  int64_t output_size, int64_t writable_size) {
+  // The descriptor: magic, FLG and BD, then the optional fields FLG announces, then HC.
+  if (input_size < kMagicSize + 3) {
+    return Corrupt(0, "the ", input_size, " input bytes are too few for a frame header");
+  }
+  if (bits::LoadUnaligned<uint32_t>(input) != kFrameMagic) {
+    return Corrupt(0, "not an LZ4 frame (wrong magic number)");
+  }
+  const uint8_t flags = input[kMagicSize];
+  const uint8_t block_descriptor = input[kMagicSize + 1];
+  if ((flags & kVersionMask) != kVersion01 || (flags & kReservedFlagBit) != 0 ||
+      (block_descriptor & ~kBlockMaxSizeMask) != 0) {
+    return Corrupt(kMagicSize, "unsupported frame version or reserved bits set (FLG ",
+                   static_cast<int>(flags), ", BD ", static_cast<int>(block_descriptor), ")");
+  }
+  if ((flags & (kBlockChecksum | kContentChecksum | kDictionaryId)) != 0) {
+    return Lz4FrameRead::kUnsupported;
+  }
+  const int size_id = block_descriptor >> 4;
+  if (size_id < 4) {
+    return Corrupt(kMagicSize + 1, "invalid maximum block size id ", size_id);
+  }
+  const int64_t max_block_size = int64_t{1} << (8 + 2 * size_id);  // 64 KiB to 4 MiB
+  int64_t position = kMagicSize + 2;
+  if ((flags & kContentSize) != 0) {
+    if (input_size < position + 8 + 1) {
+      return Corrupt(0, "the ", input_size, " input bytes are too few for a frame header");
+    }
+    const uint64_t content_size = bits::LoadUnaligned<uint64_t>(input + position);
+    if (content_size != static_cast<uint64_t>(output_size)) {
+      return Corrupt(position, "the frame header declares ", content_size, " bytes, expected ",
+                     output_size);
+    }
+    position += 8;
+  }
+  const uint8_t header_checksum = static_cast<uint8_t>(
+      Xxh32OfShortInput(input + kMagicSize, position - kMagicSize) >> 8);
+  if (input[position] != header_checksum) {
+    return Corrupt(position, "the frame header checksum does not match");
+  }
+  position += 1;
+
+  const bool linked = (flags & kBlockIndependence) == 0;
+  int64_t decoded = 0;
+  while (true) {
+    if (input_size - position < kBlockSizeFieldSize) {
+      return Corrupt(input_size, "the input ends inside the frame after decoding ", decoded,
+                     " of the expected ", output_size, " bytes (truncated)");
+    }
+    const uint32_t field = bits::LoadUnaligned<uint32_t>(input + position);
+    if (field == 0) {  // end mark
+      position += kBlockSizeFieldSize;
+      break;
+    }
+    const int64_t block_size = field & ~kStoredRawBit;
+    if (block_size > max_block_size) {
+      return Corrupt(position, "block of ", block_size, " bytes exceeds the frame's maximum of ",
+                     max_block_size);
+    }
+    const int64_t block_start = position + kBlockSizeFieldSize;
+    if (input_size - block_start < block_size) {
+      return Corrupt(input_size, "the input ends inside a block of ", block_size,
+                     " bytes that starts at byte ", block_start, " (truncated)");
+    }
+    const char* source = reinterpret_cast<const char*>(input + block_start);
+    char* destination = reinterpret_cast<char*>(output + decoded);
+    // A block may fill what is left of the output, up to the frame's maximum; the decoder may
+    // write past that into the room beyond, and the size it returns is checked.
+    const int64_t room = std::min(output_size - decoded, max_block_size);
+    int64_t block_decoded = 0;
+    if ((field & kStoredRawBit) != 0) {
+      if (block_size > room) {
+        return Corrupt(position, "a stored block of ", block_size, " bytes overflows the ",
+                       output_size, " bytes expected");
+      }
+      if (block_size > 0) std::memcpy(destination, source, static_cast<size_t>(block_size));
+      block_decoded = block_size;
+    } else {
+      const int64_t capacity = std::min(writable_size - decoded, max_block_size + kFastPathRoom);
+      const int64_t history = linked ? std::min(decoded, kLinkedHistory) : 0;
+      const int result =
+          history == 0
+              ? LZ4_decompress_safe(source, destination, static_cast<int>(block_size),
+                                    static_cast<int>(capacity))
+              : LZ4_decompress_safe_usingDict(source, destination, static_cast<int>(block_size),
+                                              static_cast<int>(capacity), destination - history,
+                                              static_cast<int>(history));
+      if (result < 0 || result > room) {
+        return Corrupt(block_start, "the block of ", block_size,
+                       " bytes is malformed or decodes to more than the ", room,
+                       " bytes left for it");
+      }
+      block_decoded = result;
+    }
+    decoded += block_decoded;
+    position = block_start + block_size;
+  }
+  if (decoded != output_size) {
+    return Corrupt(position, "the frame decodes to ", decoded, " bytes, expected ", output_size);
+  }
+  if (position != input_size) {
+    return Corrupt(position, input_size - position, " bytes follow the end of the frame");
+  }
+  return Lz4FrameRead::kDecoded;
+}
+
+}  // namespace sluice::internal
