@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "sluice/base/bit_ops.h"
 
@@ -153,14 +154,29 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
       block_decoded = block_size;
     } else {
       const int64_t capacity = std::min(writable_size - decoded, max_block_size + kFastPathRoom);
-      const int64_t history = linked ? std::min(decoded, kLinkedHistory) : 0;
-      const int result =
-          history == 0
-              ? LZ4_decompress_safe(source, destination, static_cast<int>(block_size),
-                                    static_cast<int>(capacity))
-              : LZ4_decompress_safe_usingDict(source, destination, static_cast<int>(block_size),
-                                              static_cast<int>(capacity), destination - history,
-                                              static_cast<int>(history));
+      const char* history_end = reinterpret_cast<const char*>(output + decoded);
+      const int history = static_cast<int>(linked ? std::min(decoded, kLinkedHistory) : 0);
+      auto decode_block = [&](char* into, int64_t into_capacity) {
+        return history == 0
+                   ? LZ4_decompress_safe(source, into, static_cast<int>(block_size),
+                                         static_cast<int>(into_capacity))
+                   : LZ4_decompress_safe_usingDict(source, into, static_cast<int>(block_size),
+                                                   static_cast<int>(into_capacity),
+                                                   history_end - history, history);
+      };
+      int result = decode_block(destination, capacity);
+      if (result < 0) {
+        // LZ4 applies its end-of-block rules (the last 5 bytes are literals, the last match
+        // starts 12 bytes before the end) to the room it is given, and with no room at all it
+        // takes only 0x00 as an empty block. LZ4F gives every block a whole block of room, and
+        // so accepts blocks that end closer to the content's end than liblz4 writes them: such
+        // a block, or a corrupt one, is decoded once more that way, aside.
+        std::vector<char> aside(static_cast<size_t>(max_block_size));
+        result = decode_block(aside.data(), max_block_size);
+        if (result >= 0 && result <= room) {
+          std::memcpy(destination, aside.data(), static_cast<size_t>(result));
+        }
+      }
       if (result < 0 || result > room) {
         return Corrupt(block_start, "the block of ", block_size,
                        " bytes is malformed or decodes to more than the ", room,

@@ -36,14 +36,20 @@ std::vector<uint8_t> FrameOf(const std::vector<uint8_t>& content,
 bool Lz4fDecodes(const std::vector<uint8_t>& frame, std::vector<uint8_t>* output) {
   LZ4F_dctx* context = nullptr;
   if (LZ4F_isError(LZ4F_createDecompressionContext(&context, LZ4F_VERSION))) return false;
-  uint8_t no_output = 0;
-  size_t decoded = output->size();
+  // With room to spare: LZ4F stops once the output is full, before blocks that decode to
+  // nothing and the end mark.
+  std::vector<uint8_t> decoded_bytes(output->size() + 65536);
+  size_t decoded = decoded_bytes.size();
   size_t consumed = frame.size();
-  const size_t hint = LZ4F_decompress(context, output->empty() ? &no_output : output->data(),
-                                      &decoded, frame.data(), &consumed, nullptr);
+  const size_t hint =
+      LZ4F_decompress(context, decoded_bytes.data(), &decoded, frame.data(), &consumed, nullptr);
   LZ4F_freeDecompressionContext(context);
-  return !LZ4F_isError(hint) && hint == 0 && decoded == output->size() &&
-         consumed == frame.size();
+  if (LZ4F_isError(hint) || hint != 0 || decoded != output->size() || consumed != frame.size()) {
+    return false;
+  }
+  std::copy(decoded_bytes.begin(), decoded_bytes.begin() + static_cast<std::ptrdiff_t>(decoded),
+            output->begin());
+  return true;
 }
 
 // Reads `frame` into `output`, whose size is the expected content's, letting the reader write
@@ -144,6 +150,24 @@ TEST(Lz4FrameReaderTest, NamesTheByteOfEachKindOfDamage) {
   damaged = frame;
   damaged[0] ^= 0xFF;
   EXPECT_NE(message_of(damaged, content.size()).find("wrong magic number"), std::string::npos);
+}
+
+TEST(Lz4FrameReaderTest, ReadsABlockThatDecodesToNothingAfterTheContent) {
+  // Found by the decompress fuzzer: a stored block of one byte, then a compressed block holding
+  // a single empty sequence, then the end mark. Valid, and exactly one byte.
+  std::vector<uint8_t> frame = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40};
+  frame.push_back(static_cast<uint8_t>(Xxh32OfShortInput(frame.data() + 4, 2) >> 8));
+  for (uint8_t byte : {0x01, 0x00, 0x00, 0x80, 0x7A, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                       0x00, 0x00}) {
+    frame.push_back(byte);
+  }
+  for (int64_t room : {0, 64}) {
+    std::vector<uint8_t> output(1);
+    auto read = Read(frame, &output, room);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_EQ(*read, Lz4FrameRead::kDecoded);
+    EXPECT_EQ(output[0], 0x7A);
+  }
 }
 
 // Every single-bit flip and every truncation of a small frame: the reader and LZ4F accept the

@@ -7,6 +7,7 @@
 // each run fast while covering multi-block frames); the rest is the payload.
 #include <lz4frame.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 namespace {
 
 constexpr size_t kHeaderSize = 5;
+constexpr size_t kReferenceRoom = 64 << 10;
 constexpr uint32_t kMaxExpectedSize = 1 << 20;
 constexpr sluice::CompressionCodec kCodecs[] = {sluice::CompressionCodec::kLz4Frame,
                                                 sluice::CompressionCodec::kZstd,
@@ -45,13 +47,20 @@ bool Lz4fDecodes(const uint8_t* frame, size_t frame_size, std::vector<uint8_t>* 
   LZ4F_dctx* context = nullptr;
   SLUICE_CHECK(!LZ4F_isError(LZ4F_createDecompressionContext(&context, LZ4F_VERSION)),
                "cannot make an LZ4F context");
-  uint8_t no_output = 0;
-  size_t decoded = output->size();
+  // With room to spare: LZ4F stops once the output is full, before blocks that decode to
+  // nothing and the end mark.
+  std::vector<uint8_t> decoded_bytes(output->size() + kReferenceRoom);
+  size_t decoded = decoded_bytes.size();
   size_t consumed = frame_size;
-  const size_t hint = LZ4F_decompress(context, output->empty() ? &no_output : output->data(),
-                                      &decoded, frame, &consumed, nullptr);
+  const size_t hint =
+      LZ4F_decompress(context, decoded_bytes.data(), &decoded, frame, &consumed, nullptr);
   LZ4F_freeDecompressionContext(context);
-  return !LZ4F_isError(hint) && hint == 0 && decoded == output->size() && consumed == frame_size;
+  if (LZ4F_isError(hint) || hint != 0 || decoded != output->size() || consumed != frame_size) {
+    return false;
+  }
+  std::copy(decoded_bytes.begin(), decoded_bytes.begin() + static_cast<std::ptrdiff_t>(decoded),
+            output->begin());
+  return true;
 }
 
 // Compresses `input` and checks that it decodes back to the same bytes.
