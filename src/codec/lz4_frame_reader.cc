@@ -99,21 +99,25 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
   }
   const int64_t max_block_size = int64_t{1} << (8 + 2 * size_id);  // 64 KiB to 4 MiB
   int64_t position = kMagicSize + 2;
-  if ((flags & kContentSize) != 0) {
+  const bool has_content_size = (flags & kContentSize) != 0;
+  if (has_content_size) {
     if (input_size < position + 8 + 1) {
       return Corrupt(0, "the ", input_size, " input bytes are too few for a frame header");
     }
-    const uint64_t content_size = bits::LoadUnaligned<uint64_t>(input + position);
-    if (content_size != static_cast<uint64_t>(output_size)) {
-      return Corrupt(position, "the frame header declares ", content_size, " bytes, expected ",
-                     output_size);
-    }
     position += 8;
   }
+  // The checksum covers the content size, so it is checked first.
   const uint8_t header_checksum = static_cast<uint8_t>(
       Xxh32OfShortInput(input + kMagicSize, position - kMagicSize) >> 8);
   if (input[position] != header_checksum) {
     return Corrupt(position, "the frame header checksum does not match");
+  }
+  if (has_content_size) {
+    const uint64_t content_size = bits::LoadUnaligned<uint64_t>(input + kMagicSize + 2);
+    if (content_size != static_cast<uint64_t>(output_size)) {
+      return Corrupt(kMagicSize + 2, "the frame header declares ", content_size,
+                     " bytes, expected ", output_size);
+    }
   }
   position += 1;
 
