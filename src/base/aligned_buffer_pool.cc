@@ -4,61 +4,70 @@
 
 namespace sluice::internal {
 
+namespace {
+
+// How many pooled buffers Acquire looks at before making a new one. Buffers are mostly given
+// back in the order they were lent, so the one after the last lent is nearly always free; a
+// consumer holding many batches makes the pool look at a few, not all.
+constexpr size_t kMaxLooks = 4;
+
+}  // namespace
+
 std::shared_ptr<AlignedBufferPool> AlignedBufferPool::Make(int64_t capacity_bytes) {
-  std::shared_ptr<AlignedBufferPool> pool(new AlignedBufferPool(std::max<int64_t>(capacity_bytes, 0)));
-  pool->self_ = pool;
-  return pool;
+  return std::shared_ptr<AlignedBufferPool>(
+      new AlignedBufferPool(std::max<int64_t>(capacity_bytes, 0)));
+}
+
+int64_t AlignedBufferPool::FindFree() {
+  const size_t count = pooled_.size();
+  for (size_t look = 0; look < std::min(count, kMaxLooks); ++look) {
+    const size_t index = (next_ + look) % count;
+    // The pool's own owner is the only one left. The count is read relaxed; the fence makes
+    // whatever the last other owner did with the bytes happen before the pool reuses them (it
+    // dropped its reference with a release decrement).
+    if (pooled_[index].use_count() == 1) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      next_ = index + 1;
+      return static_cast<int64_t>(index);
+    }
+  }
+  if (count > 0) next_ = (next_ + kMaxLooks) % count;  // look further on next time
+  return -1;
 }
 
 std::shared_ptr<AlignedBuffer> AlignedBufferPool::Acquire(int64_t size, bool* made) {
-  std::unique_ptr<AlignedBuffer> buffer;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!free_.empty()) {
-      // Any free buffer will do: reads of one reader have similar sizes, and a buffer that is
-      // too small grows once and then fits.
-      buffer = std::move(free_.back());
-      free_.pop_back();
-      free_bytes_ -= buffer->capacity();
-    } else {
-      buffers_made_ += 1;
+  const int64_t index = FindFree();
+  if (index >= 0) {
+    std::shared_ptr<AlignedBuffer> buffer = pooled_[static_cast<size_t>(index)];
+    const int64_t old_capacity = buffer->capacity();
+    if (old_capacity < size) {
+      buffer->Clear();  // a buffer that must grow has nothing worth copying
+      buffer->Resize(size);
+      pooled_bytes_ += buffer->capacity() - old_capacity;
+      if (pooled_bytes_ > capacity_bytes_) {
+        // Grown past what the pool may hold: lend it as the pool's no longer.
+        pooled_bytes_ -= buffer->capacity();
+        pooled_.erase(pooled_.begin() + index);
+      }
     }
+    buffer->Resize(size);
+    if (made != nullptr) *made = false;
+    return buffer;
   }
-  if (made != nullptr) *made = buffer == nullptr;
-  if (buffer == nullptr) buffer = std::make_unique<AlignedBuffer>();
-  buffer->Clear();  // a reused buffer that must grow has nothing worth copying
+  buffers_made_.fetch_add(1, std::memory_order_relaxed);
+  if (made != nullptr) *made = true;
+  auto buffer = std::make_shared<AlignedBuffer>();
   buffer->Resize(size);
-  // The deleter holds the pool weakly: a buffer outliving its reader is simply freed.
-  std::weak_ptr<AlignedBufferPool> pool = self_;
-  return std::shared_ptr<AlignedBuffer>(buffer.release(), [pool](AlignedBuffer* returned) {
-    if (auto alive = pool.lock()) {
-      alive->Return(returned);
-    } else {
-      delete returned;
-    }
-  });
-}
-
-void AlignedBufferPool::Return(AlignedBuffer* buffer) {
-  std::unique_ptr<AlignedBuffer> owned(buffer);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (free_bytes_ + owned->capacity() <= capacity_bytes_) {
-      free_bytes_ += owned->capacity();
-      free_.push_back(std::move(owned));
-    }
+  if (pooled_bytes_ + buffer->capacity() <= capacity_bytes_) {
+    pooled_bytes_ += buffer->capacity();
+    pooled_.push_back(buffer);
   }
-  // A buffer the pool has no room for is freed here, outside the lock.
+  return buffer;
 }
 
 int64_t AlignedBufferPool::free_buffers() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<int64_t>(free_.size());
-}
-
-int64_t AlignedBufferPool::buffers_made() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return buffers_made_;
+  return std::count_if(pooled_.begin(), pooled_.end(),
+                       [](const auto& buffer) { return buffer.use_count() == 1; });
 }
 
 }  // namespace sluice::internal

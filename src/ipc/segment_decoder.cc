@@ -831,7 +831,7 @@ class SegmentDecoder::Impl {
   // Bytes past a block's buffers in its arena, which a codec may clobber while decoding the last
   // one (Decompressor::DecompressWithRoom): what LZ4's fast path needs.
   static constexpr int64_t kArenaRoom = 64;
-  // Free arenas kept for reuse, in bytes: a few blocks' worth at the default block size.
+  // Arenas kept for reuse, lent or free, in bytes: a few blocks' worth at the default block size.
   static constexpr int64_t kPooledArenaBytes = int64_t{8} << 20;
 
   SegmentDecoderOptions options_;

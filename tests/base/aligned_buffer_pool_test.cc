@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "base/aligned_buffer_pool_internal.h"
 
@@ -54,6 +55,32 @@ TEST(AlignedBufferPoolTest, KeepsNoMoreThanItsBudget) {
   }
   EXPECT_EQ(pool->free_buffers(), 1);
   EXPECT_EQ(pool->buffers_made(), 2);
+}
+
+TEST(AlignedBufferPoolTest, ABufferGrownPastTheBudgetLeavesThePool) {
+  auto pool = AlignedBufferPool::Make(4096);
+  pool->Acquire(1000);
+  bool made = true;
+  {
+    auto grown = pool->Acquire(100000, &made);
+    EXPECT_FALSE(made);
+    EXPECT_EQ(grown->size(), 100000);
+  }
+  EXPECT_EQ(pool->free_buffers(), 0);  // freed when dropped, not kept
+  pool->Acquire(10, &made);
+  EXPECT_TRUE(made);
+}
+
+TEST(AlignedBufferPoolTest, BuffersLentTogetherAreReusedTogether) {
+  auto pool = AlignedBufferPool::Make(1 << 20);
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::shared_ptr<AlignedBuffer>> held;
+    for (int i = 0; i < 10; ++i) held.push_back(pool->Acquire(1000));
+    // Ten distinct buffers while all are held.
+    for (int i = 1; i < 10; ++i) EXPECT_NE(held[i]->data(), held[i - 1]->data());
+  }
+  EXPECT_EQ(pool->buffers_made(), 10);
+  EXPECT_EQ(pool->free_buffers(), 10);
 }
 
 TEST(AlignedBufferPoolTest, ABufferOutlivingItsPoolIsFreed) {

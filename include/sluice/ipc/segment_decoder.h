@@ -9,8 +9,8 @@
 // - each compressed buffer is decompressed once, straight into its final place in one arena
 //   per block (the 8-byte prefix gives its size); uncompressed buffers are used in place;
 // - arenas come from a pool of the decoder's and go back to it when the last batch viewing one
-//   is dropped (on any thread), so a warm decoder allocates no block memory; it keeps up to
-//   8 MiB of free arenas;
+//   is dropped (on any thread), so a warm decoder allocates no block memory; it pools up to
+//   8 MiB of arenas;
 // - batches are returned zero-copy over the arena or the input bytes.
 // Every length, offset, count and buffer bound is checked, and each array is validated against
 // its type before it is returned. Errors name the source and the byte offset.

@@ -69,10 +69,11 @@ struct PartitionReaderOptions {
   /// is decoded in place). 16 MiB: large enough that a read costs far more than its syscall,
   /// small enough to bound the memory one map output pins.
   int64_t max_read_bytes = int64_t{16} << 20;
-  /// Bytes of free read buffers kept for reuse once no batch points into them. 32 MiB: two
+  /// Bytes of read buffers kept for reuse, lent out or free (a buffer is free again once no
+  /// batch points into it); reads beyond them get buffers that are freed after use. 32 MiB: two
   /// reads of max_read_bytes, or the many small buffers that a batch being coalesced pins (its
-  /// inputs view their read buffers when stored uncompressed), which return together. (The
-  /// decoder keeps its own free decompression arenas too, up to 8 MiB.)
+  /// inputs view their read buffers when stored uncompressed). (The decoder pools its own
+  /// decompression arenas too, up to 8 MiB.)
   int64_t pooled_read_bytes = int64_t{32} << 20;
 
   /// The partition count every index file and offsets list must describe; -1 (the default)
