@@ -40,17 +40,14 @@ std::shared_ptr<AlignedBuffer> AlignedBufferPool::Acquire(int64_t size, bool* ma
   if (index >= 0) {
     std::shared_ptr<AlignedBuffer> buffer = pooled_[static_cast<size_t>(index)];
     const int64_t old_capacity = buffer->capacity();
-    if (old_capacity < size) {
-      buffer->Clear();  // a buffer that must grow has nothing worth copying
-      buffer->Resize(size);
-      pooled_bytes_ += buffer->capacity() - old_capacity;
-      if (pooled_bytes_ > capacity_bytes_) {
-        // Grown past what the pool may hold: lend it as the pool's no longer.
-        pooled_bytes_ -= buffer->capacity();
-        pooled_.erase(pooled_.begin() + index);
-      }
-    }
+    buffer->Clear();  // a buffer that must grow has nothing worth copying
     buffer->Resize(size);
+    pooled_bytes_ += buffer->capacity() - old_capacity;
+    if (pooled_bytes_ > capacity_bytes_) {
+      // Grown past what the pool may hold: lend it as the pool's no longer.
+      pooled_bytes_ -= buffer->capacity();
+      pooled_.erase(pooled_.begin() + index);
+    }
     if (made != nullptr) *made = false;
     return buffer;
   }
