@@ -102,6 +102,7 @@ struct CachedSchema {
   int node_count = 0;
   int buffer_count = 0;
   std::vector<ColumnPlan> columns;
+  bool all_flat = true;  // no nested column: blocks take the one-pass path (AssembleFlatBlock)
   // The buffers assembling and checking a block reads, in message order, so that resolving an
   // uncompressed block starts exactly those loads.
   std::vector<PlannedRead> reads;
@@ -429,6 +430,7 @@ class SegmentDecoder::Impl {
         entry->node_count += CountNodes(*field.type);
         entry->buffer_count += CountBuffers(*field.type);
         entry->columns.push_back(PlanColumn(*field.type));
+        entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
         AppendBufferReads(*field.type, &next_buffer, &entry->reads);
         entry->column_template.emplace_back().type = field.type.get();
       }
@@ -493,19 +495,48 @@ class SegmentDecoder::Impl {
                            static_cast<int>(compression->codec()));
       }
     }
-    SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
+    std::vector<ArrayData> columns = current_->column_template;
+    bool resolved = false;
+    bool assembled = false;
+    if (current_->all_flat) {
+      if (codec == CompressionCodec::kNone) {
+        assembled = AssembleInPlace(message, buffers, length, &columns);
+      } else {
+        SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
+        resolved = true;
+        assembled = AssembleFlatBlock(ResolvedBuffers{views_.data()}, FieldNodes(nodes), length,
+                                      &columns);
+      }
+    }
+    if (!assembled) {
+      // Nested columns, misaligned buffers, or a check that failed: the general path, which
+      // copies what must be copied and names what is wrong.
+      if (!resolved) SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
+      columns = current_->column_template;
+      SLUICE_RETURN_NOT_OK(AssembleColumns(message, nodes, length, &columns));
+    }
+    std::vector<MemoryOwner> owners;
+    if (arena_ != nullptr) owners.push_back(std::move(arena_));
+    if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
+    metrics_.blocks += 1;
+    metrics_.rows += length;
+    return RecordBatch(schema_, length, std::move(columns), std::move(owners));
+  }
 
-    // Assemble the arrays, pre-order, as the nodes and buffers list them.
+  // Assembles and checks every column of a block whose buffers are resolved (views_), column
+  // by column, pre-order, as the nodes and buffers list them; each error names what is wrong.
+  Status AssembleColumns(const Message& message,
+                         const flatbuffers::Vector<const fb::FieldNode*>* nodes, int64_t length,
+                         std::vector<ArrayData>* columns) {
     node_index_ = 0;
     buffer_index_ = 0;
     nodes_ = nodes;
     offsets32_.clear();
     offsets64_.clear();
-    std::vector<ArrayData> columns = current_->column_template;
-    for (size_t c = 0; c < columns.size(); ++c) {
+    for (size_t c = 0; c < columns->size(); ++c) {
       const Field& field = schema_->field(c);
       const ColumnPlan& plan = current_->columns[c];
-      ArrayData& column = columns[c];
+      ArrayData& column = (*columns)[c];
       if (plan.kind != ColumnKind::kNested) {
         SLUICE_RETURN_NOT_OK(AssembleFlat(plan, c, message, &column));
       } else {
@@ -523,13 +554,7 @@ class SegmentDecoder::Impl {
       }
     }
     SLUICE_RETURN_NOT_OK(CheckOffsetsIncrease(offsets32_, message));
-    SLUICE_RETURN_NOT_OK(CheckOffsetsIncrease(offsets64_, message));
-    std::vector<MemoryOwner> owners;
-    if (arena_ != nullptr) owners.push_back(std::move(arena_));
-    if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
-    metrics_.blocks += 1;
-    metrics_.rows += length;
-    return RecordBatch(schema_, length, std::move(columns), std::move(owners));
+    return CheckOffsetsIncrease(offsets64_, message);
   }
 
   // Turns the Buffer entries into views: in place when uncompressed and aligned, otherwise
@@ -540,7 +565,6 @@ class SegmentDecoder::Impl {
     if (codec == CompressionCodec::kNone && ResolveInPlace(message, buffers)) return Status::OK();
     const int64_t count = buffers != nullptr ? buffers->size() : 0;
     views_.resize(static_cast<size_t>(count));
-    arena_sizes_.resize(static_cast<size_t>(count));
     arena_ = nullptr;
     uses_input_bytes_ = false;
     Decompressor* decompressor = nullptr;
@@ -551,7 +575,12 @@ class SegmentDecoder::Impl {
                          "the body uses Sluice's snappy codec but the schema does not declare it");
       }
       SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(codec));
+      const auto* entries = reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
+      if (const std::optional<int64_t> arena_size = CompressedArenaSize(message, entries, count)) {
+        return DecompressInto(message, entries, count, *arena_size, decompressor);
+      }
     }
+    arena_sizes_.resize(static_cast<size_t>(count));
 
     // First pass: bounds, and how much arena each buffer needs.
     int64_t arena_size = 0;
@@ -636,6 +665,88 @@ class SegmentDecoder::Impl {
     return Status::OK();
   }
 
+  // The first pass of the common case of a compressed body: every buffer inside the body, each
+  // one empty, stored raw at an aligned address, or compressed to a size within the limits.
+  // Returns the arena the block needs, or nothing for any other body (ResolveBuffers' general
+  // pass then copies what is misaligned or names what is wrong). Keeps nothing per buffer: the
+  // second pass reads the entries and length prefixes again, from the cache.
+  std::optional<int64_t> CompressedArenaSize(const Message& message, const fb::Buffer* entries,
+                                             int64_t count) const {
+    const uint64_t body_length = static_cast<uint64_t>(message.body_length);
+    int64_t arena_size = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      // Unsigned, so a negative offset or length is out of bounds too.
+      const uint64_t offset = static_cast<uint64_t>(entries[i].offset());
+      const uint64_t length = static_cast<uint64_t>(entries[i].length());
+      if (offset > body_length || length > body_length - offset) return std::nullopt;
+      if (length == 0) continue;
+      if (length < static_cast<uint64_t>(ipc::kCompressedLengthPrefixSize)) return std::nullopt;
+      const uint8_t* bytes = message.body + offset;
+      const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
+      if (declared == ipc::kUncompressedBufferMarker) {
+        if (!IsAligned(bytes + ipc::kCompressedLengthPrefixSize)) return std::nullopt;
+      } else if (declared < 0 || declared > options_.max_block_bytes) {
+        return std::nullopt;
+      } else {
+        arena_size += bits::RoundUp(declared, ipc::kBufferAlignment);
+      }
+    }
+    if (arena_size > options_.max_block_bytes) return std::nullopt;
+    return arena_size;
+  }
+
+  // The second pass of that case: decompresses each compressed buffer into the block's arena
+  // and views the others in place.
+  Status DecompressInto(const Message& message, const fb::Buffer* entries, int64_t count,
+                        int64_t arena_size, Decompressor* decompressor) {
+    std::shared_ptr<AlignedBuffer> arena;
+    if (arena_size > 0) {
+      bool made = false;
+      arena = arena_pool_->Acquire(arena_size + kArenaRoom, &made);
+      metrics_.arenas_made += made ? 1 : 0;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    int64_t position = 0;
+    int64_t decompressed = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t length = entries[i].length();
+      if (length == 0) {
+        views_[i] = BufferView{};
+        continue;
+      }
+      const uint8_t* bytes = message.body + entries[i].offset();
+      const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
+      const uint8_t* payload = bytes + ipc::kCompressedLengthPrefixSize;
+      const int64_t payload_size = length - ipc::kCompressedLengthPrefixSize;
+      if (declared == ipc::kUncompressedBufferMarker) {
+        views_[i] = BufferView{payload, payload_size};
+        uses_input_bytes_ |= payload_size > 0;
+        continue;
+      }
+      if (declared == 0) {
+        views_[i] = BufferView{};
+        continue;
+      }
+      uint8_t* dest = arena->data() + position;
+      // The rest of the arena is written after this buffer, so the codec may use it.
+      Status status = decompressor->DecompressWithRoom(payload, payload_size, dest, declared,
+                                                       arena_size + kArenaRoom - position);
+      if (!status.ok()) {
+        return CorruptAt(message.body_offset + entries[i].offset(), "buffer ", i, ": ",
+                         status.message());
+      }
+      views_[i] = BufferView{dest, declared};
+      position += bits::RoundUp(declared, ipc::kBufferAlignment);
+      decompressed += declared;
+    }
+    metrics_.decompressed_bytes += decompressed;
+    metrics_.decompress_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now() - start)
+                                     .count();
+    arena_ = std::move(arena);
+    return Status::OK();
+  }
+
   // The common case of ResolveBuffers, kept to a few instructions per buffer: an uncompressed
   // body whose buffers all lie inside it at aligned addresses becomes views of the input, and
   // the loads assembly will make start now, so that the misses of many columns overlap. Returns
@@ -668,6 +779,153 @@ class SegmentDecoder::Impl {
     arena_ = nullptr;
     uses_input_bytes_ = any_bytes;
     return true;
+  }
+
+  // The one-pass path of a block whose columns are all flat and whose body is uncompressed:
+  // each buffer is viewed in place as its column is assembled, with the loads that assembly
+  // makes started first so that the misses of many columns overlap. Returns false, having kept
+  // nothing, when a buffer is out of bounds or misaligned or a check fails.
+  bool AssembleInPlace(const Message& message,
+                       const flatbuffers::Vector<const fb::Buffer*>* buffers, int64_t length,
+                       std::vector<ArrayData>* columns) {
+    const auto* nodes = message.flatbuffer->header_as_RecordBatch()->nodes();
+    InPlaceBuffers in_place{
+        reinterpret_cast<const fb::Buffer*>(buffers != nullptr ? buffers->Data() : nullptr),
+        message.body, static_cast<uint64_t>(message.body_length)};
+    for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
+    if (!AssembleFlatBlock(in_place, FieldNodes(nodes), length, columns, &in_place)) return false;
+    arena_ = nullptr;
+    uses_input_bytes_ = in_place.any_bytes;
+    return true;
+  }
+
+  static const fb::FieldNode* FieldNodes(const flatbuffers::Vector<const fb::FieldNode*>* nodes) {
+    return nodes != nullptr ? reinterpret_cast<const fb::FieldNode*>(nodes->Data()) : nullptr;
+  }
+
+  // Where the one-pass path finds buffer i of a block: in an uncompressed body, checked as it is
+  // read (inside the body, 8-byte aligned) ...
+  struct InPlaceBuffers {
+    const fb::Buffer* entries;
+    const uint8_t* body;
+    uint64_t body_length;
+    bool any_bytes = false;
+
+    bool Get(uint32_t i, BufferView* out) {
+      // Unsigned, so a negative offset or length is out of bounds too.
+      const uint64_t offset = static_cast<uint64_t>(entries[i].offset());
+      const uint64_t length = static_cast<uint64_t>(entries[i].length());
+      if (offset > body_length || length > body_length - offset) return false;
+      const uint8_t* bytes = length == 0 ? nullptr : body + offset;
+      if (!IsAligned(bytes)) return false;
+      any_bytes |= length != 0;
+      *out = BufferView{bytes, static_cast<int64_t>(length)};
+      return true;
+    }
+
+    void Prefetch(const PlannedRead& read) const {
+      const uint64_t offset = static_cast<uint64_t>(entries[read.buffer].offset());
+      const uint64_t length = static_cast<uint64_t>(entries[read.buffer].length());
+      if (length == 0 || offset > body_length || length > body_length - offset) return;
+      PrefetchForAssembly(body + offset, static_cast<int64_t>(length), read.reads);
+    }
+  };
+
+  // ... or among the views ResolveBuffers made (decompressed, copied or in place).
+  struct ResolvedBuffers {
+    const BufferView* views;
+    bool Get(uint32_t i, BufferView* out) const {
+      *out = views[i];
+      return true;
+    }
+  };
+
+  // Assembles every column of a block of flat columns in one pass, checking what AssembleFlat
+  // and CheckOffsetsIncrease check, with no call per column. Returns false at the first failed
+  // check; the general path then names it.
+  // `buffers` is taken by value so that its fields stay in registers; what it learns is passed
+  // back through `learned`.
+  template <typename Buffers>
+  bool AssembleFlatBlock(Buffers buffers, const fb::FieldNode* nodes, int64_t length,
+                         std::vector<ArrayData>* columns, Buffers* learned = nullptr) {
+    offsets32_.clear();
+    offsets64_.clear();
+    const ColumnPlan* plans = current_->columns.data();
+    uint32_t next_buffer = 0;
+    for (size_t c = 0; c < columns->size(); ++c) {
+      const ColumnPlan& plan = plans[c];
+      ArrayData& column = (*columns)[c];
+      const int64_t null_count = nodes[c].null_count();
+      if (nodes[c].length() != length || null_count < 0 || null_count > length) return false;
+      column.length = length;
+      switch (plan.buffer_count) {  // unrolled: a flat column has 0 to 3 buffers
+        case 3:
+          if (!buffers.Get(next_buffer + 2, &column.buffers[2])) return false;
+          [[fallthrough]];
+        case 2:
+          if (!buffers.Get(next_buffer + 1, &column.buffers[1])) return false;
+          [[fallthrough]];
+        case 1:
+          if (!buffers.Get(next_buffer, &column.buffers[0])) return false;
+          [[fallthrough]];
+        case 0:
+          break;
+        default:
+          return false;
+      }
+      next_buffer += static_cast<uint32_t>(plan.buffer_count);
+      if (plan.kind == ColumnKind::kNull) {
+        column.null_count = length;
+        continue;
+      }
+      column.null_count = null_count;
+      BufferView& validity = column.buffers[0];
+      if (validity.size == 0) {
+        if (null_count != 0) return false;
+        validity.data = nullptr;
+      } else if (validity.size < static_cast<int64_t>((static_cast<uint64_t>(length) + 7) >> 3) ||
+                 length - bits::CountSetBits(validity.data, 0, length) != null_count) {
+        return false;
+      }
+      if (length == 0) continue;
+      const BufferView& values = column.buffers[1];
+      switch (plan.kind) {
+        case ColumnKind::kFixedWidth: {
+          int64_t needed_bits = 0;
+          if (__builtin_mul_overflow(length, plan.bit_width, &needed_bits) ||
+              static_cast<uint64_t>(values.size) < (static_cast<uint64_t>(needed_bits) + 7) >> 3) {
+            return false;
+          }
+          break;
+        }
+        case ColumnKind::kBinary:
+          if (!OffsetsInRange<int32_t>(values, length, column.buffers[2].size)) return false;
+          offsets32_.push_back({reinterpret_cast<const int32_t*>(values.data), length, c});
+          break;
+        case ColumnKind::kLargeBinary:
+          if (!OffsetsInRange<int64_t>(values, length, column.buffers[2].size)) return false;
+          offsets64_.push_back({reinterpret_cast<const int64_t*>(values.data), length, c});
+          break;
+        default:
+          return false;
+      }
+    }
+    if (learned != nullptr) *learned = buffers;
+    return (offsets32_.empty() || OffsetsIncrease(offsets32_.data(), offsets32_.size())) &&
+           (offsets64_.empty() || OffsetsIncrease(offsets64_.data(), offsets64_.size()));
+  }
+
+  // True when `offsets_buffer` holds length + 1 offsets, the first >= 0 and the last within
+  // `data_size`.
+  template <typename Offset>
+  static bool OffsetsInRange(const BufferView& offsets_buffer, int64_t length,
+                             int64_t data_size) {
+    if (static_cast<uint64_t>(offsets_buffer.size) / sizeof(Offset) <=
+        static_cast<uint64_t>(length)) {
+      return false;
+    }
+    const Offset* offsets = reinterpret_cast<const Offset*>(offsets_buffer.data);
+    return offsets[0] >= 0 && offsets[length] <= data_size;
   }
 
   // Fills a flat column (`column` holds its type, everything else empty) and checks it: the

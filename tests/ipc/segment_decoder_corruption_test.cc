@@ -244,31 +244,58 @@ TEST(SegmentDecoderTest, UncompressedBufferOutsideTheBodyIsNamed) {
   }
 }
 
+// Decodes the first batch of `segment` placed `misalignment` bytes past an 8-byte boundary and
+// returns it re-encoded without compression (equal batches give equal bytes).
+std::string DecodeAtAndReencode(const std::string& segment, size_t misalignment) {
+  AlignedBuffer bytes;
+  bytes.Resize(static_cast<int64_t>(segment.size() + misalignment));
+  std::memcpy(bytes.data() + misalignment, segment.data(), segment.size());
+  SegmentDecoder decoder;
+  EXPECT_TRUE(decoder
+                  .Begin(bytes.data() + misalignment, static_cast<int64_t>(segment.size()),
+                         nullptr, "segment")
+                  .ok());
+  auto batch = decoder.Next();
+  EXPECT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
+  if (!batch.ok() || !batch->has_value()) return {};
+  auto encoder = SegmentEncoder::Make(MixedSchema(), SegmentEncoderOptions()).ValueOrDie();
+  AlignedBuffer encoded;
+  EXPECT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&**batch, 1), &encoded).ok());
+  return std::string(reinterpret_cast<const char*>(encoded.data()),
+                     static_cast<size_t>(encoded.size()));
+}
+
 // Bytes at an address off the 8-byte grid leave the in-place path: every buffer is copied to an
 // aligned arena, and the batches are the same as those decoded in place.
 TEST(SegmentDecoderTest, UncompressedBodyAtAnOddAddressDecodesTheSame) {
   const std::string segment = EncodeSegment(CompressionCodec::kNone, 100);
-  auto decode_at = [&](size_t misalignment) {
-    AlignedBuffer bytes;
-    bytes.Resize(static_cast<int64_t>(segment.size() + misalignment));
-    std::memcpy(bytes.data() + misalignment, segment.data(), segment.size());
-    SegmentDecoder decoder;
-    EXPECT_TRUE(decoder
-                    .Begin(bytes.data() + misalignment, static_cast<int64_t>(segment.size()),
-                           nullptr, "segment")
-                    .ok());
-    auto batch = decoder.Next();
-    EXPECT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
-    // Re-encoded without compression, equal batches give equal bytes.
-    auto encoder = SegmentEncoder::Make(MixedSchema(), SegmentEncoderOptions()).ValueOrDie();
-    AlignedBuffer encoded;
-    EXPECT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&**batch, 1), &encoded).ok());
-    return std::string(reinterpret_cast<const char*>(encoded.data()),
-                       static_cast<size_t>(encoded.size()));
-  };
-  const std::string in_place = decode_at(0);
+  const std::string in_place = DecodeAtAndReencode(segment, 0);
   EXPECT_EQ(in_place, segment);
-  for (size_t misalignment : {1, 4}) EXPECT_EQ(decode_at(misalignment), in_place) << misalignment;
+  for (size_t misalignment : {1, 4}) {
+    EXPECT_EQ(DecodeAtAndReencode(segment, misalignment), in_place) << misalignment;
+  }
+}
+
+// The same for compressed bodies, whose buffers stored raw (those that did not shrink, such as
+// a short validity bitmap) are copied when misaligned, while the others are decompressed.
+TEST(SegmentDecoderTest, CompressedBodyAtAnOddAddressDecodesTheSame) {
+  const std::string uncompressed = EncodeSegment(CompressionCodec::kNone, 100);
+  for (CompressionCodec codec : {CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
+    std::string segment = EncodeSegment(codec, 100);
+    int stored_raw = 0;
+    const SegmentLayout layout = Locate(segment);
+    for (const fb::Buffer* buffer : *layout.message->header_as_RecordBatch()->buffers()) {
+      int64_t declared = 0;
+      if (buffer->length() < 8) continue;
+      std::memcpy(&declared, segment.data() + layout.body + buffer->offset(), 8);
+      stored_raw += declared == -1 ? 1 : 0;
+    }
+    EXPECT_GT(stored_raw, 0) << static_cast<int>(codec);
+    for (size_t misalignment : {0, 1, 4}) {
+      EXPECT_EQ(DecodeAtAndReencode(segment, misalignment), uncompressed)
+          << static_cast<int>(codec) << " " << misalignment;
+    }
+  }
 }
 
 TEST(SegmentDecoderTest, EmptyInputNamesTheProblem) {
