@@ -103,6 +103,8 @@ struct CachedSchema {
   int buffer_count = 0;
   std::vector<ColumnPlan> columns;
   bool all_flat = true;  // no nested column: blocks take the one-pass path (AssembleFlatBlock)
+  size_t binary_columns = 0;        // flat columns with 32-bit offsets
+  size_t large_binary_columns = 0;  // flat columns with 64-bit offsets
   // The buffers assembling and checking a block reads, in message order, so that resolving an
   // uncompressed block starts exactly those loads.
   std::vector<PlannedRead> reads;
@@ -431,6 +433,8 @@ class SegmentDecoder::Impl {
         entry->buffer_count += CountBuffers(*field.type);
         entry->columns.push_back(PlanColumn(*field.type));
         entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
+        entry->binary_columns += entry->columns.back().kind == ColumnKind::kBinary ? 1 : 0;
+        entry->large_binary_columns += entry->columns.back().kind == ColumnKind::kLargeBinary ? 1 : 0;
         AppendBufferReads(*field.type, &next_buffer, &entry->reads);
         entry->column_template.emplace_back().type = field.type.get();
       }
@@ -495,10 +499,11 @@ class SegmentDecoder::Impl {
                            static_cast<int>(compression->codec()));
       }
     }
-    std::vector<ArrayData> columns = current_->column_template;
+    std::vector<ArrayData> columns;
     bool resolved = false;
     bool assembled = false;
     if (current_->all_flat) {
+      columns.reserve(current_->columns.size());
       if (codec == CompressionCodec::kNone) {
         assembled = AssembleInPlace(message, buffers, length, &columns);
       } else {
@@ -795,7 +800,7 @@ class SegmentDecoder::Impl {
     for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
     if (!AssembleFlatBlock(in_place, FieldNodes(nodes), length, columns, &in_place)) return false;
     arena_ = nullptr;
-    uses_input_bytes_ = in_place.any_bytes;
+    uses_input_bytes_ = in_place.any_length != 0;
     return true;
   }
 
@@ -809,7 +814,8 @@ class SegmentDecoder::Impl {
     const fb::Buffer* entries;
     const uint8_t* body;
     uint64_t body_length;
-    bool any_bytes = false;
+    uint64_t any_length = 0;    // nonzero once a buffer has bytes
+    uintptr_t any_address = 0;  // every viewed address OR-ed, for Finish's alignment check
 
     bool Get(uint32_t i, BufferView* out) {
       // Unsigned, so a negative offset or length is out of bounds too.
@@ -817,11 +823,14 @@ class SegmentDecoder::Impl {
       const uint64_t length = static_cast<uint64_t>(entries[i].length());
       if (offset > body_length || length > body_length - offset) return false;
       const uint8_t* bytes = length == 0 ? nullptr : body + offset;
-      if (!IsAligned(bytes)) return false;
-      any_bytes |= length != 0;
+      any_length |= length;
+      any_address |= reinterpret_cast<uintptr_t>(bytes);
       *out = BufferView{bytes, static_cast<int64_t>(length)};
       return true;
     }
+
+    // True when every buffer viewed is 8-byte aligned (offsets were checked as they were read).
+    bool Finish() const { return (any_address & (ipc::kBufferAlignment - 1)) == 0; }
 
     void Prefetch(const PlannedRead& read) const {
       const uint64_t offset = static_cast<uint64_t>(entries[read.buffer].offset());
@@ -838,35 +847,42 @@ class SegmentDecoder::Impl {
       *out = views[i];
       return true;
     }
+    bool Finish() const { return true; }  // ResolveBuffers aligned them
   };
 
-  // Assembles every column of a block of flat columns in one pass, checking what AssembleFlat
-  // and CheckOffsetsIncrease check, with no call per column. Returns false at the first failed
-  // check; the general path then names it.
-  // `buffers` is taken by value so that its fields stay in registers; what it learns is passed
-  // back through `learned`.
+  // Assembles every column of a block of flat columns in one pass, appending them to
+  // `columns` (empty, with room reserved), and checks what AssembleFlat and
+  // CheckOffsetsIncrease check, with no call per column. Returns false at the first failed
+  // check; the general path then names it. `buffers` is taken by value so that its fields stay
+  // in registers; what it learns is passed back through `learned`.
   template <typename Buffers>
   bool AssembleFlatBlock(Buffers buffers, const fb::FieldNode* nodes, int64_t length,
                          std::vector<ArrayData>* columns, Buffers* learned = nullptr) {
-    offsets32_.clear();
-    offsets64_.clear();
-    const ColumnPlan* plans = current_->columns.data();
+    const CachedSchema& schema = *current_;
+    if (flat_offsets32_.size() < schema.binary_columns) flat_offsets32_.resize(schema.binary_columns);
+    if (flat_offsets64_.size() < schema.large_binary_columns) {
+      flat_offsets64_.resize(schema.large_binary_columns);
+    }
+    PendingOffsets<int32_t>* pending32 = flat_offsets32_.data();
+    PendingOffsets<int64_t>* pending64 = flat_offsets64_.data();
+    size_t count32 = 0;
+    size_t count64 = 0;
     uint32_t next_buffer = 0;
-    for (size_t c = 0; c < columns->size(); ++c) {
-      const ColumnPlan& plan = plans[c];
-      ArrayData& column = (*columns)[c];
+    const size_t column_count = schema.columns.size();
+    for (size_t c = 0; c < column_count; ++c) {
+      const ColumnPlan& plan = schema.columns[c];
       const int64_t null_count = nodes[c].null_count();
       if (nodes[c].length() != length || null_count < 0 || null_count > length) return false;
-      column.length = length;
+      std::array<BufferView, 3> views;
       switch (plan.buffer_count) {  // unrolled: a flat column has 0 to 3 buffers
         case 3:
-          if (!buffers.Get(next_buffer + 2, &column.buffers[2])) return false;
+          if (!buffers.Get(next_buffer + 2, &views[2])) return false;
           [[fallthrough]];
         case 2:
-          if (!buffers.Get(next_buffer + 1, &column.buffers[1])) return false;
+          if (!buffers.Get(next_buffer + 1, &views[1])) return false;
           [[fallthrough]];
         case 1:
-          if (!buffers.Get(next_buffer, &column.buffers[0])) return false;
+          if (!buffers.Get(next_buffer, &views[0])) return false;
           [[fallthrough]];
         case 0:
           break;
@@ -874,12 +890,12 @@ class SegmentDecoder::Impl {
           return false;
       }
       next_buffer += static_cast<uint32_t>(plan.buffer_count);
+      const DataType* type = schema.column_template[c].type;
       if (plan.kind == ColumnKind::kNull) {
-        column.null_count = length;
+        columns->emplace_back(type, length, length, views);  // a null array is all nulls
         continue;
       }
-      column.null_count = null_count;
-      BufferView& validity = column.buffers[0];
+      BufferView& validity = views[0];
       if (validity.size == 0) {
         if (null_count != 0) return false;
         validity.data = nullptr;
@@ -887,8 +903,9 @@ class SegmentDecoder::Impl {
                  length - bits::CountSetBits(validity.data, 0, length) != null_count) {
         return false;
       }
+      columns->emplace_back(type, length, null_count, views);
       if (length == 0) continue;
-      const BufferView& values = column.buffers[1];
+      const BufferView& values = views[1];
       switch (plan.kind) {
         case ColumnKind::kFixedWidth: {
           int64_t needed_bits = 0;
@@ -899,20 +916,21 @@ class SegmentDecoder::Impl {
           break;
         }
         case ColumnKind::kBinary:
-          if (!OffsetsInRange<int32_t>(values, length, column.buffers[2].size)) return false;
-          offsets32_.push_back({reinterpret_cast<const int32_t*>(values.data), length, c});
+          if (!OffsetsInRange<int32_t>(values, length, views[2].size)) return false;
+          pending32[count32++] = {reinterpret_cast<const int32_t*>(values.data), length, c};
           break;
         case ColumnKind::kLargeBinary:
-          if (!OffsetsInRange<int64_t>(values, length, column.buffers[2].size)) return false;
-          offsets64_.push_back({reinterpret_cast<const int64_t*>(values.data), length, c});
+          if (!OffsetsInRange<int64_t>(values, length, views[2].size)) return false;
+          pending64[count64++] = {reinterpret_cast<const int64_t*>(values.data), length, c};
           break;
         default:
           return false;
       }
     }
+    if (!buffers.Finish()) return false;
     if (learned != nullptr) *learned = buffers;
-    return (offsets32_.empty() || OffsetsIncrease(offsets32_.data(), offsets32_.size())) &&
-           (offsets64_.empty() || OffsetsIncrease(offsets64_.data(), offsets64_.size()));
+    return (count32 == 0 || OffsetsIncrease(pending32, count32)) &&
+           (count64 == 0 || OffsetsIncrease(pending64, count64));
   }
 
   // True when `offsets_buffer` holds length + 1 offsets, the first >= 0 and the last within
@@ -924,6 +942,7 @@ class SegmentDecoder::Impl {
         static_cast<uint64_t>(length)) {
       return false;
     }
+    if (!IsAligned(offsets_buffer.data)) return false;  // before any typed load
     const Offset* offsets = reinterpret_cast<const Offset*>(offsets_buffer.data);
     return offsets[0] >= 0 && offsets[length] <= data_size;
   }
@@ -1117,6 +1136,9 @@ class SegmentDecoder::Impl {
   // The offsets of the block's binary-like columns, checked once it is assembled.
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
+  // The same for the one-pass path, sized for the schema and filled by index.
+  std::vector<PendingOffsets<int32_t>> flat_offsets32_;
+  std::vector<PendingOffsets<int64_t>> flat_offsets64_;
   // The arena of the block being decoded: its decompressed buffers, which the block's batch
   // keeps alive. Arenas come from a pool and return to it when their batch is dropped, so a warm
   // decoder allocates no block memory.

@@ -44,6 +44,10 @@ struct ArrayData {
   std::vector<ArrayData> children;
 
   ArrayData() = default;
+  /// A childless array at offset 0.
+  ArrayData(const DataType* type, int64_t length, int64_t null_count,
+            const std::array<BufferView, 3>& buffers)
+      : type(type), length(length), null_count(null_count), buffers(buffers) {}
   // Copies the children only when there are some: a batch copies its flat columns field by
   // field, not through std::vector's general copy (half the time for a decoder's 50 columns).
   ArrayData(const ArrayData& other)
