@@ -8,7 +8,9 @@
 //   block above the decompression itself (target < 1000); `outside_decompress_ns` is that cost
 //   taken within the reader's own pass (its time less its decoder's decompression loop).
 // - ManyMapOutputs: partition 0 of 1000 map outputs written at 200 partitions (Spark files, lz4,
-//   written once per run into a temporary directory), coalescing and read-ahead on and off.
+//   written once per run into a temporary directory), coalescing and read-ahead on and off, with
+//   a consumer that does nothing or one that stands in for downstream operators (busy for 250 ns
+//   a row, about as long as the read takes), whose time read-ahead can hide.
 //
 // The raw baseline decompresses exactly the buffers the encoder compressed, from the segment
 // itself, so that it reads the same bytes at the same addresses as the reader; the two take
@@ -323,9 +325,17 @@ class ManyMapOutputs {
   std::vector<std::string> data_paths_;
 };
 
+// Stands in for the operators after a shuffle read: keeps the core busy for `nanos`.
+void ConsumeFor(int64_t nanos) {
+  const auto until = Clock::now() + std::chrono::nanoseconds(nanos);
+  while (Clock::now() < until) {
+  }
+}
+
 void BM_ManyMapOutputs(benchmark::State& state) {
   const bool coalesce = state.range(0) != 0;
   const int32_t read_ahead = static_cast<int32_t>(state.range(1));
+  const int64_t consumer_ns_per_row = state.range(2);
   const ManyMapOutputs& outputs = ManyMapOutputs::Get();
   PartitionReaderOptions options;
   options.coalesce = coalesce;
@@ -337,6 +347,7 @@ void BM_ManyMapOutputs(benchmark::State& state) {
       auto batch = reader->Next();
       if (!batch.ok() || !batch->has_value()) break;
       benchmark::DoNotOptimize(batch->value().num_rows());
+      if (consumer_ns_per_row > 0) ConsumeFor(batch->value().num_rows() * consumer_ns_per_row);
     }
     metrics = reader->metrics();
   }
@@ -353,11 +364,14 @@ void BM_ManyMapOutputs(benchmark::State& state) {
   state.counters["wait_ms"] = static_cast<double>(metrics.wait_nanos) / 1e6;
   state.SetItemsProcessed(state.iterations() * metrics.rows);
   state.SetLabel(std::string(coalesce ? "coalesce" : "as-decoded") +
-                 (read_ahead > 0 ? "/read-ahead " + std::to_string(read_ahead) : "/inline"));
+                 (read_ahead > 0 ? "/read-ahead " + std::to_string(read_ahead) : "/inline") +
+                 (consumer_ns_per_row > 0
+                      ? "/consumer " + std::to_string(consumer_ns_per_row) + " ns a row"
+                      : ""));
 }
 BENCHMARK(BM_ManyMapOutputs)
-    ->ArgsProduct({{1, 0}, {0, 4}})
-    ->ArgNames({"coalesce", "read_ahead"})
+    ->ArgsProduct({{1, 0}, {0, 4}, {0, 250}})
+    ->ArgNames({"coalesce", "read_ahead", "consumer_ns_per_row"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
