@@ -102,8 +102,8 @@ struct CachedSchema {
   int node_count = 0;
   int buffer_count = 0;
   std::vector<ColumnPlan> columns;
-  bool all_flat = true;  // no nested column: blocks take the one-pass path (AssembleFlatBlock)
-  size_t binary_columns = 0;        // flat columns with 32-bit offsets
+  bool all_flat = true;       // no nested column: blocks take the one-pass path (AssembleFlatBlock)
+  size_t binary_columns = 0;  // flat columns with 32-bit offsets
   size_t large_binary_columns = 0;  // flat columns with 64-bit offsets
   // The buffers assembling and checking a block reads, in message order, so that resolving an
   // uncompressed block starts exactly those loads.
@@ -434,7 +434,8 @@ class SegmentDecoder::Impl {
         entry->columns.push_back(PlanColumn(*field.type));
         entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
         entry->binary_columns += entry->columns.back().kind == ColumnKind::kBinary ? 1 : 0;
-        entry->large_binary_columns += entry->columns.back().kind == ColumnKind::kLargeBinary ? 1 : 0;
+        entry->large_binary_columns +=
+            entry->columns.back().kind == ColumnKind::kLargeBinary ? 1 : 0;
         AppendBufferReads(*field.type, &next_buffer, &entry->reads);
         entry->column_template.emplace_back().type = field.type.get();
       }
@@ -509,8 +510,8 @@ class SegmentDecoder::Impl {
       } else {
         SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
         resolved = true;
-        assembled = AssembleFlatBlock(ResolvedBuffers{views_.data()}, FieldNodes(nodes), length,
-                                      &columns);
+        assembled =
+            AssembleFlatBlock(ResolvedBuffers{views_.data()}, FieldNodes(nodes), length, &columns);
       }
     }
     if (!assembled) {
@@ -580,7 +581,8 @@ class SegmentDecoder::Impl {
                          "the body uses Sluice's snappy codec but the schema does not declare it");
       }
       SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(codec));
-      const auto* entries = reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
+      const auto* entries =
+          reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
       if (const std::optional<int64_t> arena_size = CompressedArenaSize(message, entries, count)) {
         return DecompressInto(message, entries, count, *arena_size, decompressor);
       }
@@ -649,10 +651,10 @@ class SegmentDecoder::Impl {
           std::memcpy(dest, views_[i].data, static_cast<size_t>(needed));  // misaligned input
         } else {
           // The rest of the arena is written after this buffer, so the codec may use it.
-          Status status = decompressor->DecompressWithRoom(
-              bytes + ipc::kCompressedLengthPrefixSize,
-              buffer->length() - ipc::kCompressedLengthPrefixSize, dest, needed,
-              arena_size + kArenaRoom - position);
+          Status status =
+              decompressor->DecompressWithRoom(bytes + ipc::kCompressedLengthPrefixSize,
+                                               buffer->length() - ipc::kCompressedLengthPrefixSize,
+                                               dest, needed, arena_size + kArenaRoom - position);
           if (!status.ok()) {
             return CorruptAt(message.body_offset + buffer->offset(), "buffer ", i, ": ",
                              status.message());
@@ -859,7 +861,9 @@ class SegmentDecoder::Impl {
   bool AssembleFlatBlock(Buffers buffers, const fb::FieldNode* nodes, int64_t length,
                          std::vector<ArrayData>* columns, Buffers* learned = nullptr) {
     const CachedSchema& schema = *current_;
-    if (flat_offsets32_.size() < schema.binary_columns) flat_offsets32_.resize(schema.binary_columns);
+    if (flat_offsets32_.size() < schema.binary_columns) {
+      flat_offsets32_.resize(schema.binary_columns);
+    }
     if (flat_offsets64_.size() < schema.large_binary_columns) {
       flat_offsets64_.resize(schema.large_binary_columns);
     }
@@ -936,8 +940,7 @@ class SegmentDecoder::Impl {
   // True when `offsets_buffer` holds length + 1 offsets, the first >= 0 and the last within
   // `data_size`.
   template <typename Offset>
-  static bool OffsetsInRange(const BufferView& offsets_buffer, int64_t length,
-                             int64_t data_size) {
+  static bool OffsetsInRange(const BufferView& offsets_buffer, int64_t length, int64_t data_size) {
     if (static_cast<uint64_t>(offsets_buffer.size) / sizeof(Offset) <=
         static_cast<uint64_t>(length)) {
       return false;

@@ -252,8 +252,8 @@ std::string DecodeAtAndReencode(const std::string& segment, size_t misalignment)
   std::memcpy(bytes.data() + misalignment, segment.data(), segment.size());
   SegmentDecoder decoder;
   EXPECT_TRUE(decoder
-                  .Begin(bytes.data() + misalignment, static_cast<int64_t>(segment.size()),
-                         nullptr, "segment")
+                  .Begin(bytes.data() + misalignment, static_cast<int64_t>(segment.size()), nullptr,
+                         "segment")
                   .ok());
   auto batch = decoder.Next();
   EXPECT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
