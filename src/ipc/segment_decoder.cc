@@ -216,6 +216,19 @@ bool IsAligned(const uint8_t* pointer) {
   return (reinterpret_cast<uintptr_t>(pointer) & (ipc::kBufferAlignment - 1)) == 0;
 }
 
+// The bytes a validity bitmap of `length` >= 0 bits needs.
+int64_t BitmapBytes(int64_t length) {
+  return static_cast<int64_t>((static_cast<uint64_t>(length) + 7) >> 3);
+}
+
+// True when `values_size` bytes hold `length` >= 0 values of `bit_width` bits. Compared in
+// bits, so the check divides nothing (GCC emitted an idiv for `/ 8` here).
+bool FixedWidthValuesFit(int64_t values_size, int64_t length, int64_t bit_width) {
+  int64_t needed_bits = 0;
+  return !__builtin_mul_overflow(length, bit_width, &needed_bits) &&
+         static_cast<uint64_t>(values_size) >= (static_cast<uint64_t>(needed_bits) + 7) >> 3;
+}
+
 }  // namespace
 
 class SegmentDecoder::Impl {
@@ -506,12 +519,12 @@ class SegmentDecoder::Impl {
     if (current_->all_flat) {
       columns.reserve(current_->columns.size());
       if (codec == CompressionCodec::kNone) {
-        assembled = AssembleInPlace(message, buffers, length, &columns);
+        assembled = AssembleInPlace(message, FieldNodes(nodes), buffers, length, &columns);
       } else {
         SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
         resolved = true;
-        assembled =
-            AssembleFlatBlock(ResolvedBuffers{views_.data()}, FieldNodes(nodes), length, &columns);
+        ResolvedBuffers resolved_buffers{views_.data()};
+        assembled = AssembleFlatBlock(&resolved_buffers, FieldNodes(nodes), length, &columns);
       }
     }
     if (!assembled) {
@@ -636,9 +649,7 @@ class SegmentDecoder::Impl {
 
     // Second pass: decompress or copy into the arena.
     if (arena_size > 0) {
-      bool made = false;
-      std::shared_ptr<AlignedBuffer> arena = arena_pool_->Acquire(arena_size + kArenaRoom, &made);
-      metrics_.arenas_made += made ? 1 : 0;
+      std::shared_ptr<AlignedBuffer> arena = AcquireArena(arena_size);
       int64_t position = 0;
       const auto start = std::chrono::steady_clock::now();
       for (int64_t i = 0; i < count; ++i) {
@@ -646,27 +657,16 @@ class SegmentDecoder::Impl {
         if (needed == 0) continue;
         uint8_t* dest = arena->data() + position;
         const fb::Buffer* buffer = buffers->Get(static_cast<flatbuffers::uoffset_t>(i));
-        const uint8_t* bytes = message.body + buffer->offset();
         if (views_[i].data != nullptr) {
           std::memcpy(dest, views_[i].data, static_cast<size_t>(needed));  // misaligned input
         } else {
-          // The rest of the arena is written after this buffer, so the codec may use it.
-          Status status =
-              decompressor->DecompressWithRoom(bytes + ipc::kCompressedLengthPrefixSize,
-                                               buffer->length() - ipc::kCompressedLengthPrefixSize,
-                                               dest, needed, arena_size + kArenaRoom - position);
-          if (!status.ok()) {
-            return CorruptAt(message.body_offset + buffer->offset(), "buffer ", i, ": ",
-                             status.message());
-          }
-          metrics_.decompressed_bytes += needed;
+          SLUICE_RETURN_NOT_OK(DecompressBuffer(decompressor, message, i, *buffer, dest, needed,
+                                                arena_size + kArenaRoom - position));
         }
         views_[i] = BufferView{dest, needed};
         position += bits::RoundUp(needed, ipc::kBufferAlignment);
       }
-      metrics_.decompress_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                       std::chrono::steady_clock::now() - start)
-                                       .count();
+      AddDecompressNanos(start);
       arena_ = std::move(arena);
     }
     return Status::OK();
@@ -706,15 +706,9 @@ class SegmentDecoder::Impl {
   // and views the others in place.
   Status DecompressInto(const Message& message, const fb::Buffer* entries, int64_t count,
                         int64_t arena_size, Decompressor* decompressor) {
-    std::shared_ptr<AlignedBuffer> arena;
-    if (arena_size > 0) {
-      bool made = false;
-      arena = arena_pool_->Acquire(arena_size + kArenaRoom, &made);
-      metrics_.arenas_made += made ? 1 : 0;
-    }
+    std::shared_ptr<AlignedBuffer> arena = arena_size > 0 ? AcquireArena(arena_size) : nullptr;
     const auto start = std::chrono::steady_clock::now();
     int64_t position = 0;
-    int64_t decompressed = 0;
     for (int64_t i = 0; i < count; ++i) {
       const int64_t length = entries[i].length();
       if (length == 0) {
@@ -735,23 +729,43 @@ class SegmentDecoder::Impl {
         continue;
       }
       uint8_t* dest = arena->data() + position;
-      // The rest of the arena is written after this buffer, so the codec may use it.
-      Status status = decompressor->DecompressWithRoom(payload, payload_size, dest, declared,
-                                                       arena_size + kArenaRoom - position);
-      if (!status.ok()) {
-        return CorruptAt(message.body_offset + entries[i].offset(), "buffer ", i, ": ",
-                         status.message());
-      }
+      SLUICE_RETURN_NOT_OK(DecompressBuffer(decompressor, message, i, entries[i], dest, declared,
+                                            arena_size + kArenaRoom - position));
       views_[i] = BufferView{dest, declared};
       position += bits::RoundUp(declared, ipc::kBufferAlignment);
-      decompressed += declared;
     }
-    metrics_.decompressed_bytes += decompressed;
+    AddDecompressNanos(start);
+    arena_ = std::move(arena);
+    return Status::OK();
+  }
+
+  // An arena for a block's `arena_size` bytes of buffers, with the room past them a codec may use.
+  std::shared_ptr<AlignedBuffer> AcquireArena(int64_t arena_size) {
+    bool made = false;
+    std::shared_ptr<AlignedBuffer> arena = arena_pool_->Acquire(arena_size + kArenaRoom, &made);
+    metrics_.arenas_made += made ? 1 : 0;
+    return arena;
+  }
+
+  // Decompresses buffer `index` (its `entry`, holding the length prefix and the compressed
+  // bytes) into the `declared` bytes at `dest`, with `room` bytes there the codec may write.
+  Status DecompressBuffer(Decompressor* decompressor, const Message& message, int64_t index,
+                          const fb::Buffer& entry, uint8_t* dest, int64_t declared, int64_t room) {
+    Status status = decompressor->DecompressWithRoom(
+        message.body + entry.offset() + ipc::kCompressedLengthPrefixSize,
+        entry.length() - ipc::kCompressedLengthPrefixSize, dest, declared, room);
+    if (!status.ok()) {
+      return CorruptAt(message.body_offset + entry.offset(), "buffer ", index, ": ",
+                       status.message());
+    }
+    metrics_.decompressed_bytes += declared;
+    return Status::OK();
+  }
+
+  void AddDecompressNanos(std::chrono::steady_clock::time_point start) {
     metrics_.decompress_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::steady_clock::now() - start)
                                      .count();
-    arena_ = std::move(arena);
-    return Status::OK();
   }
 
   // The common case of ResolveBuffers, kept to a few instructions per buffer: an uncompressed
@@ -763,28 +777,14 @@ class SegmentDecoder::Impl {
                       const flatbuffers::Vector<const fb::Buffer*>* buffers) {
     const uint32_t count = buffers != nullptr ? buffers->size() : 0;
     views_.resize(count);
-    const auto* entries =
-        reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
-    const uint64_t body_length = static_cast<uint64_t>(message.body_length);
-    uintptr_t misaligned = 0;
-    bool any_bytes = false;
+    InPlaceBuffers in_place = InPlaceBuffersOf(message, buffers);
     for (uint32_t i = 0; i < count; ++i) {
-      const uint64_t offset = static_cast<uint64_t>(entries[i].offset());
-      const uint64_t length = static_cast<uint64_t>(entries[i].length());
-      // Unsigned, so a negative offset or length is out of bounds too.
-      if (offset > body_length || length > body_length - offset) return false;
-      const uint8_t* bytes = length == 0 ? nullptr : message.body + offset;
-      views_[i] = BufferView{bytes, static_cast<int64_t>(length)};
-      misaligned |= reinterpret_cast<uintptr_t>(bytes);
-      any_bytes |= length != 0;
+      if (!in_place.Get(i, &views_[i])) return false;
     }
-    if ((misaligned & (ipc::kBufferAlignment - 1)) != 0) return false;
-    for (const PlannedRead& read : current_->reads) {
-      const BufferView& view = views_[read.buffer];
-      if (view.size > 0) PrefetchForAssembly(view.data, view.size, read.reads);
-    }
+    if (!in_place.Finish()) return false;
+    for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
     arena_ = nullptr;
-    uses_input_bytes_ = any_bytes;
+    uses_input_bytes_ = in_place.any_length != 0;
     return true;
   }
 
@@ -792,15 +792,12 @@ class SegmentDecoder::Impl {
   // each buffer is viewed in place as its column is assembled, with the loads that assembly
   // makes started first so that the misses of many columns overlap. Returns false, having kept
   // nothing, when a buffer is out of bounds or misaligned or a check fails.
-  bool AssembleInPlace(const Message& message,
+  bool AssembleInPlace(const Message& message, const fb::FieldNode* nodes,
                        const flatbuffers::Vector<const fb::Buffer*>* buffers, int64_t length,
                        std::vector<ArrayData>* columns) {
-    const auto* nodes = message.flatbuffer->header_as_RecordBatch()->nodes();
-    InPlaceBuffers in_place{
-        reinterpret_cast<const fb::Buffer*>(buffers != nullptr ? buffers->Data() : nullptr),
-        message.body, static_cast<uint64_t>(message.body_length)};
+    InPlaceBuffers in_place = InPlaceBuffersOf(message, buffers);
     for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
-    if (!AssembleFlatBlock(in_place, FieldNodes(nodes), length, columns, &in_place)) return false;
+    if (!AssembleFlatBlock(&in_place, nodes, length, columns)) return false;
     arena_ = nullptr;
     uses_input_bytes_ = in_place.any_length != 0;
     return true;
@@ -831,7 +828,8 @@ class SegmentDecoder::Impl {
       return true;
     }
 
-    // True when every buffer viewed is 8-byte aligned (offsets were checked as they were read).
+    // True when every buffer viewed is 8-byte aligned (an offsets buffer is also checked before
+    // its first typed load, in OffsetsInRange).
     bool Finish() const { return (any_address & (ipc::kBufferAlignment - 1)) == 0; }
 
     void Prefetch(const PlannedRead& read) const {
@@ -841,6 +839,14 @@ class SegmentDecoder::Impl {
       PrefetchForAssembly(body + offset, static_cast<int64_t>(length), read.reads);
     }
   };
+
+  // The buffers of `message` in place.
+  static InPlaceBuffers InPlaceBuffersOf(const Message& message,
+                                         const flatbuffers::Vector<const fb::Buffer*>* buffers) {
+    return InPlaceBuffers{
+        reinterpret_cast<const fb::Buffer*>(buffers != nullptr ? buffers->Data() : nullptr),
+        message.body, static_cast<uint64_t>(message.body_length)};
+  }
 
   // ... or among the views ResolveBuffers made (decompressed, copied or in place).
   struct ResolvedBuffers {
@@ -855,20 +861,20 @@ class SegmentDecoder::Impl {
   // Assembles every column of a block of flat columns in one pass, appending them to
   // `columns` (empty, with room reserved), and checks what AssembleFlat and
   // CheckOffsetsIncrease check, with no call per column. Returns false at the first failed
-  // check; the general path then names it. `buffers` is taken by value so that its fields stay
-  // in registers; what it learns is passed back through `learned`.
+  // check; the general path then names it. `*source` is worked on as a local copy, so that its
+  // fields stay in registers, and updated on success.
   template <typename Buffers>
-  bool AssembleFlatBlock(Buffers buffers, const fb::FieldNode* nodes, int64_t length,
-                         std::vector<ArrayData>* columns, Buffers* learned = nullptr) {
+  bool AssembleFlatBlock(Buffers* source, const fb::FieldNode* nodes, int64_t length,
+                         std::vector<ArrayData>* columns) {
     const CachedSchema& schema = *current_;
-    if (flat_offsets32_.size() < schema.binary_columns) {
-      flat_offsets32_.resize(schema.binary_columns);
+    Buffers buffers = *source;
+    // Filled by index (no push_back per column): room for every binary-like column.
+    if (offsets32_.size() != schema.binary_columns) offsets32_.resize(schema.binary_columns);
+    if (offsets64_.size() != schema.large_binary_columns) {
+      offsets64_.resize(schema.large_binary_columns);
     }
-    if (flat_offsets64_.size() < schema.large_binary_columns) {
-      flat_offsets64_.resize(schema.large_binary_columns);
-    }
-    PendingOffsets<int32_t>* pending32 = flat_offsets32_.data();
-    PendingOffsets<int64_t>* pending64 = flat_offsets64_.data();
+    PendingOffsets<int32_t>* pending32 = offsets32_.data();
+    PendingOffsets<int64_t>* pending64 = offsets64_.data();
     size_t count32 = 0;
     size_t count64 = 0;
     uint32_t next_buffer = 0;
@@ -903,7 +909,7 @@ class SegmentDecoder::Impl {
       if (validity.size == 0) {
         if (null_count != 0) return false;
         validity.data = nullptr;
-      } else if (validity.size < static_cast<int64_t>((static_cast<uint64_t>(length) + 7) >> 3) ||
+      } else if (validity.size < BitmapBytes(length) ||
                  length - bits::CountSetBits(validity.data, 0, length) != null_count) {
         return false;
       }
@@ -911,14 +917,9 @@ class SegmentDecoder::Impl {
       if (length == 0) continue;
       const BufferView& values = views[1];
       switch (plan.kind) {
-        case ColumnKind::kFixedWidth: {
-          int64_t needed_bits = 0;
-          if (__builtin_mul_overflow(length, plan.bit_width, &needed_bits) ||
-              static_cast<uint64_t>(values.size) < (static_cast<uint64_t>(needed_bits) + 7) >> 3) {
-            return false;
-          }
+        case ColumnKind::kFixedWidth:
+          if (!FixedWidthValuesFit(values.size, length, plan.bit_width)) return false;
           break;
-        }
         case ColumnKind::kBinary:
           if (!OffsetsInRange<int32_t>(values, length, views[2].size)) return false;
           pending32[count32++] = {reinterpret_cast<const int32_t*>(values.data), length, c};
@@ -932,7 +933,7 @@ class SegmentDecoder::Impl {
       }
     }
     if (!buffers.Finish()) return false;
-    if (learned != nullptr) *learned = buffers;
+    *source = buffers;
     return (count32 == 0 || OffsetsIncrease(pending32, count32)) &&
            (count64 == 0 || OffsetsIncrease(pending64, count64));
   }
@@ -978,7 +979,7 @@ class SegmentDecoder::Impl {
       }
       validity.data = nullptr;
     } else {
-      const int64_t bitmap_bytes = static_cast<int64_t>((static_cast<uint64_t>(length) + 7) >> 3);
+      const int64_t bitmap_bytes = BitmapBytes(length);
       if (validity.size < bitmap_bytes) {
         return invalid("the validity bitmap has ", validity.size, " bytes, expected at least ",
                        bitmap_bytes, " for length ", length);
@@ -992,10 +993,7 @@ class SegmentDecoder::Impl {
     if (length == 0) return Status::OK();
     const BufferView& values = column->buffers[1];
     if (plan.kind == ColumnKind::kFixedWidth) {
-      // Compared in bits, so the check divides nothing (GCC emitted an idiv for `/ 8` here).
-      int64_t needed_bits = 0;
-      if (__builtin_mul_overflow(length, plan.bit_width, &needed_bits) ||
-          static_cast<uint64_t>(values.size) < (static_cast<uint64_t>(needed_bits) + 7) >> 3) {
+      if (!FixedWidthValuesFit(values.size, length, plan.bit_width)) {
         return invalid("the values buffer has ", values.size, " bytes, too few for ", length,
                        " values of ", plan.bit_width, " bits");
       }
@@ -1136,12 +1134,10 @@ class SegmentDecoder::Impl {
   // Per-block state, reused.
   std::vector<BufferView> views_;
   std::vector<int64_t> arena_sizes_;
-  // The offsets of the block's binary-like columns, checked once it is assembled.
+  // The offsets of the block's binary-like columns, checked once it is assembled (the general
+  // path appends them; the one-pass path sizes them for the schema and fills them by index).
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
-  // The same for the one-pass path, sized for the schema and filled by index.
-  std::vector<PendingOffsets<int32_t>> flat_offsets32_;
-  std::vector<PendingOffsets<int64_t>> flat_offsets64_;
   // The arena of the block being decoded: its decompressed buffers, which the block's batch
   // keeps alive. Arenas come from a pool and return to it when their batch is dropped, so a warm
   // decoder allocates no block memory.
