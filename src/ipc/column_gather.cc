@@ -1,10 +1,9 @@
-#include "column_gather_internal.h"
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "column_gather_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/check.h"
 
@@ -19,16 +18,59 @@ constexpr bool kIsRows = std::is_same_v<Selection, RowSelection>;
 // far enough that many misses are in flight at once.
 constexpr int64_t kPrefetchRows = 16;
 
-// Calls f(source, row) for every selected row, in order.
-template <typename F>
-void ForEachRow(const RowSelection& selection, F&& f) {
-  for (int64_t i = 0; i < selection.count; ++i) f(selection.sources[i], selection.rows[i]);
+// The average stretch of one source, in rows, below which a selection is not split by source.
+constexpr int64_t kMinStretchRows = 8;
+
+// Calls visit(context_of(source), i) for every entry i of a row selection, in order, where
+// `source` is the entry's and context_of returns what the loop needs of that source (its base
+// pointers). When the selection is split into stretches of one source, the context is made once
+// a stretch and held in registers (a uint8_t store may alias the tables it comes from, so the
+// compiler would otherwise load it again after every store); otherwise once an entry.
+template <typename ContextOf, typename Visit>
+void ForEachEntry(const RowSelection& selection, ContextOf&& context_of, Visit&& visit) {
+  if (selection.stretches == nullptr) {
+    for (int64_t i = 0; i < selection.count; ++i) visit(context_of(selection.sources[i]), i);
+    return;
+  }
+  for (size_t k = 0; k < selection.stretch_count; ++k) {
+    const SourceStretch stretch = selection.stretches[k];
+    const auto context = context_of(stretch.source);
+    for (int64_t i = stretch.begin; i < stretch.end; ++i) visit(context, i);
+  }
 }
-template <typename F>
-void ForEachRow(const RunSelection& selection, F&& f) {
-  for (size_t r = 0; r < selection.size; ++r) {
-    const Run& run = selection.runs[r];
-    for (int64_t k = 0; k < run.count; ++k) f(run.source, run.start + k);
+
+// ForEachEntry, with ask(context, row) called before each entry for the entry kPrefetchRows
+// ahead (into the next blocks' rows near the end): the rows are scattered over the held
+// batches, so each is a cache miss, and asking ahead keeps many in flight. Within a stretch the
+// entry ahead shares the stretch's context; near a stretch's end it is made for the entry's own.
+template <typename ContextOf, typename Ask, typename Visit>
+void ForEachEntryAhead(const RowSelection& selection, ContextOf&& context_of, Ask&& ask,
+                       Visit&& visit) {
+  const uint32_t* sources = selection.sources;
+  const uint32_t* rows = selection.rows;
+  const int64_t last = selection.readable - 1;
+  if (selection.stretches == nullptr) {
+    for (int64_t i = 0; i < selection.count; ++i) {
+      const int64_t ahead = std::min(i + kPrefetchRows, last);
+      ask(context_of(sources[ahead]), rows[ahead]);
+      visit(context_of(sources[i]), i);
+    }
+    return;
+  }
+  for (size_t k = 0; k < selection.stretch_count; ++k) {
+    const SourceStretch stretch = selection.stretches[k];
+    const auto context = context_of(stretch.source);
+    const int64_t near_end = std::max(stretch.begin, stretch.end - kPrefetchRows);
+    int64_t i = stretch.begin;
+    for (; i < near_end; ++i) {
+      ask(context, rows[i + kPrefetchRows]);
+      visit(context, i);
+    }
+    for (; i < stretch.end; ++i) {
+      const int64_t ahead = std::min(i + kPrefetchRows, last);
+      ask(context_of(sources[ahead]), rows[ahead]);
+      visit(context, i);
+    }
   }
 }
 
@@ -45,7 +87,9 @@ void ForEachRun(const RunSelection& selection, F&& f) {
 }
 
 // The one run of a selection that is a single contiguous range of one source, or null.
-const Run* SingleRun(const RowSelection&) { return nullptr; }
+const Run* SingleRun(const RowSelection&) {
+  return nullptr;
+}
 const Run* SingleRun(const RunSelection& selection) {
   return selection.size == 1 ? selection.runs : nullptr;
 }
@@ -81,10 +125,13 @@ class NodeWithValidity : public ColumnGather {
     int64_t nulls = 0;
     if (any_nulls_) {
       if constexpr (kIsRows<Selection>) {
-        ForEachRow(selection, [&](uint32_t source, int64_t row) {
-          const SourceBitmap& bitmap = validity_[source];
-          if (bitmap.data != nullptr) nulls += !bits::GetBit(bitmap.data, bitmap.offset + row);
-        });
+        const uint32_t* rows = selection.rows;
+        ForEachEntry(
+            selection, [&](uint32_t source) { return validity_[source]; },
+            [&](const SourceBitmap& bitmap, int64_t i) {
+              if (bitmap.data != nullptr)
+                nulls += !bits::GetBit(bitmap.data, bitmap.offset + rows[i]);
+            });
       } else {
         ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
           const SourceBitmap& bitmap = validity_[source];
@@ -112,16 +159,18 @@ class NodeWithValidity : public ColumnGather {
     if (buffer.direct != nullptr || buffer.size == 0) return;
     uint8_t* dest = buffer.destination;
     std::memset(dest, 0, static_cast<size_t>(buffer.size));
-    int64_t position = 0;
     if constexpr (kIsRows<Selection>) {
-      ForEachRow(selection, [&](uint32_t source, int64_t row) {
-        const SourceBitmap& bitmap = validity_[source];
-        if (bitmap.data == nullptr || bits::GetBit(bitmap.data, bitmap.offset + row)) {
-          bits::SetBit(dest, position);
-        }
-        ++position;
-      });
+      // Entry i of the selection is bit i of the output.
+      const uint32_t* rows = selection.rows;
+      ForEachEntry(
+          selection, [&](uint32_t source) { return validity_[source]; },
+          [&](const SourceBitmap& bitmap, int64_t i) {
+            const bool valid =
+                bitmap.data == nullptr || bits::GetBit(bitmap.data, bitmap.offset + rows[i]);
+            dest[i >> 3] = static_cast<uint8_t>(dest[i >> 3] | (unsigned{valid} << (i & 7)));
+          });
     } else {
+      int64_t position = 0;
       ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
         const SourceBitmap& bitmap = validity_[source];
         if (bitmap.data == nullptr) {
@@ -194,7 +243,8 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
     this->PlanNode(selection, plan);
     PlannedBuffer values;
     values.size = selection.count * width_;
-    if (const Run* run = SingleRun(selection)) values.direct = values_[run->source] + run->start * width_;
+    if (const Run* run = SingleRun(selection))
+      values.direct = values_[run->source] + run->start * width_;
     plan->buffers.push_back(values);
   }
 
@@ -206,18 +256,18 @@ class FixedWidthGather final : public GatherNode<FixedWidthGather<kWidth>> {
     uint8_t* dest = values.destination;
     if constexpr (kIsRows<Selection> && kWidth != 0) {
       const uint8_t* const* bases = values_.data();
+      const uint32_t* rows = selection.rows;
       // The rows are scattered over the held batches, so each is a cache miss: ask for the
       // value kPrefetchRows ahead (into the next blocks' rows near the end), so that many
       // misses are in flight at once.
-      const int64_t last = selection.readable - 1;
-      for (int64_t i = 0; i < selection.count; ++i) {
-        const int64_t ahead = std::min(i + kPrefetchRows, last);
-        __builtin_prefetch(bases[selection.sources[ahead]] +
-                           static_cast<int64_t>(selection.rows[ahead]) * kWidth);
-        std::memcpy(dest + i * kWidth,
-                    bases[selection.sources[i]] + static_cast<int64_t>(selection.rows[i]) * kWidth,
-                    kWidth);
-      }
+      ForEachEntryAhead(
+          selection, [&](uint32_t source) { return bases[source]; },
+          [&](const uint8_t* base, uint32_t row) {
+            __builtin_prefetch(base + static_cast<int64_t>(row) * kWidth);
+          },
+          [&](const uint8_t* base, int64_t i) {
+            std::memcpy(dest + i * kWidth, base + static_cast<int64_t>(rows[i]) * kWidth, kWidth);
+          });
     } else {
       ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
         std::memcpy(dest, values_[source] + start * width_, static_cast<size_t>(count * width_));
@@ -303,13 +353,14 @@ class OffsetsNode : public GatherNode<Derived> {
     int64_t total = 0;
     if constexpr (kIsRows<Selection>) {
       // The first pass over the rows' offsets, a cache miss each: ask for them ahead.
-      const int64_t last = selection.readable - 1;
-      for (int64_t i = 0; i < selection.count; ++i) {
-        const int64_t ahead = std::min(i + kPrefetchRows, last);
-        __builtin_prefetch(offsets_[selection.sources[ahead]] + selection.rows[ahead]);
-        const Offset* offsets = offsets_[selection.sources[i]] + selection.rows[i];
-        total += offsets[1] - offsets[0];
-      }
+      const uint32_t* rows = selection.rows;
+      ForEachEntryAhead(
+          selection, [&](uint32_t source) { return offsets_[source]; },
+          [&](const Offset* offsets, uint32_t row) { __builtin_prefetch(offsets + row); },
+          [&](const Offset* offsets, int64_t i) {
+            const Offset* row_offsets = offsets + rows[i];
+            total += row_offsets[1] - row_offsets[0];
+          });
     } else {
       ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
         total += offsets_[source][start + count] - offsets_[source][start];
@@ -327,11 +378,14 @@ class OffsetsNode : public GatherNode<Derived> {
     dest[0] = 0;
     int64_t position = 1;
     if constexpr (kIsRows<Selection>) {
-      for (int64_t i = 0; i < selection.count; ++i) {
-        const Offset* offsets = offsets_[selection.sources[i]] + selection.rows[i];
-        running = static_cast<Offset>(running + (offsets[1] - offsets[0]));
-        dest[position++] = running;
-      }
+      const uint32_t* rows = selection.rows;
+      ForEachEntry(
+          selection, [&](uint32_t source) { return offsets_[source]; },
+          [&](const Offset* offsets, int64_t i) {
+            const Offset* row_offsets = offsets + rows[i];
+            running = static_cast<Offset>(running + (row_offsets[1] - row_offsets[0]));
+            dest[i + 1] = running;
+          });
     } else {
       ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
         const Offset* offsets = offsets_[source];
@@ -385,17 +439,18 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
     uint8_t* const dest_end = dest + data.size;
     if constexpr (kIsRows<Selection>) {
       // The offsets of the rows ahead were asked for by Plan; ask for their bytes now.
-      const int64_t last = selection.readable - 1;
-      for (int64_t i = 0; i < selection.count; ++i) {
-        const int64_t ahead = std::min(i + kPrefetchRows, last);
-        const uint32_t ahead_source = selection.sources[ahead];
-        __builtin_prefetch(bytes_[ahead_source] +
-                           this->offsets_[ahead_source][selection.rows[ahead]]);
-        dest = CopyValues(selection.sources[i], selection.rows[i], 1, dest, dest_end);
-      }
+      const uint32_t* rows = selection.rows;
+      ForEachEntryAhead(
+          selection, [&](uint32_t source) { return BytesOf(source); },
+          [&](const SourceBytes& from, uint32_t row) {
+            __builtin_prefetch(from.bytes + from.offsets[row]);
+          },
+          [&](const SourceBytes& from, int64_t i) {
+            dest = CopyValues(from, rows[i], 1, dest, dest_end);
+          });
     } else {
       ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
-        dest = CopyValues(source, start, count, dest, dest_end);
+        dest = CopyValues(BytesOf(source), start, count, dest, dest_end);
       });
     }
   }
@@ -406,16 +461,26 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
  private:
   static constexpr int64_t kShortCopy = 32;
 
+  // A source's offsets (advanced to its offset) and data buffer, with the buffer's end.
+  struct SourceBytes {
+    const Offset* offsets;
+    const uint8_t* bytes;
+    const uint8_t* bytes_end;
+  };
+
+  SourceBytes BytesOf(uint32_t source) const {
+    return SourceBytes{this->offsets_[source], bytes_[source], bytes_end_[source]};
+  }
+
   // Copies the bytes of values [start, start + count) of `source` to `dest`, which has room up
   // to `dest_end`; returns the end of the copied bytes.
-  uint8_t* CopyValues(uint32_t source, int64_t start, int64_t count, uint8_t* dest,
-                      const uint8_t* dest_end) const {
-    const Offset* offsets = this->offsets_[source];
-    const int64_t begin = offsets[start];
-    const int64_t size = offsets[start + count] - begin;
-    const uint8_t* from = bytes_[source] + begin;
+  static uint8_t* CopyValues(const SourceBytes& source, int64_t start, int64_t count, uint8_t* dest,
+                             const uint8_t* dest_end) {
+    const int64_t begin = source.offsets[start];
+    const int64_t size = source.offsets[start + count] - begin;
+    const uint8_t* from = source.bytes + begin;
     if (size <= kShortCopy && dest_end - dest >= kShortCopy &&
-        bytes_end_[source] - from >= kShortCopy) {
+        source.bytes_end - from >= kShortCopy) {
       // A short value, with room to read and write a whole kShortCopy bytes: one fixed-size
       // copy, inlined, instead of a call that branches on the size (most strings are short).
       // The bytes past the value are overwritten by the values after it.
@@ -538,6 +603,27 @@ class StructGather final : public GatherNode<StructGather> {
 };
 
 }  // namespace
+
+RowSelection SplitBySource(const uint32_t* sources, const uint32_t* rows, int64_t count,
+                           int64_t readable, std::vector<SourceStretch>* out) {
+  // Short stretches (many partitions: a block's rows from each batch are few) cost more to
+  // enter than they save; such a selection is read entry by entry.
+  const RowSelection by_entry{sources, rows, count, readable, nullptr, 0};
+  const size_t max_stretches = static_cast<size_t>(count / kMinStretchRows);
+  if (max_stretches < 2) return by_entry;
+  if (out->size() < max_stretches) out->resize(max_stretches);
+  SourceStretch* stretches = out->data();
+  size_t stretch_count = 0;
+  int64_t begin = 0;
+  for (int64_t i = 1; i <= count; ++i) {
+    if (i == count || sources[i] != sources[begin]) {
+      if (stretch_count == max_stretches) return by_entry;
+      stretches[stretch_count++] = SourceStretch{sources[begin], begin, i};
+      begin = i;
+    }
+  }
+  return RowSelection{sources, rows, count, readable, stretches, stretch_count};
+}
 
 std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
   switch (type.id()) {

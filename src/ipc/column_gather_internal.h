@@ -21,6 +21,13 @@
 
 namespace sluice::ipc {
 
+/// Entries [begin, end) of a RowSelection, all of one source.
+struct SourceStretch {
+  uint32_t source = 0;
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
 /// Rows `rows[i]` of source `sources[i]`, for i in [0, count). Entries [count, readable) may
 /// be read too, and name rows of the bound sources (those of the blocks that come next): a
 /// gather asks for their memory ahead, so that the cache misses of a short block overlap with
@@ -30,7 +37,17 @@ struct RowSelection {
   const uint32_t* rows = nullptr;
   int64_t count = 0;
   int64_t readable = 0;  // >= count
+  /// The entries [0, count) split where the source changes, in order, or null (see
+  /// SplitBySource): the per-row loops run stretch by stretch, with the source's tables looked
+  /// up once a stretch, or else entry by entry.
+  const SourceStretch* stretches = nullptr;
+  size_t stretch_count = 0;
 };
+
+/// Returns the selection of rows `rows[i]` of source `sources[i]`, split by source into `out`
+/// when its stretches are long enough to pay for themselves.
+RowSelection SplitBySource(const uint32_t* sources, const uint32_t* rows, int64_t count,
+                           int64_t readable, std::vector<SourceStretch>* out);
 
 /// A contiguous range of one source.
 struct Run {

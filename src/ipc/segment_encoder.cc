@@ -23,7 +23,8 @@ using ipc::PlannedNode;
 // ForceDefaults, so every field is present.
 const uint8_t* ScalarFieldAddress(const void* table, flatbuffers::voffset_t field) {
   const auto* table_bytes = static_cast<const uint8_t*>(table);
-  const uint8_t* vtable = table_bytes - flatbuffers::ReadScalar<flatbuffers::soffset_t>(table_bytes);
+  const uint8_t* vtable =
+      table_bytes - flatbuffers::ReadScalar<flatbuffers::soffset_t>(table_bytes);
   const auto vtable_size = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable);
   SLUICE_CHECK(field < vtable_size, "flatbuffer template lacks a field");
   const auto field_offset = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + field);
@@ -113,6 +114,13 @@ class SegmentEncoder::Impl {
       for (size_t b = 0; b < batches.size(); ++b) sources[b] = &batches[b]->column(c);
       columns_[c]->Bind(sources);
     }
+  }
+
+  // The selection of rows `rows[i]` of bound batch `sources[i]`, split by source (valid until
+  // the next call).
+  ipc::RowSelection SelectRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
+                               int64_t readable_ahead) {
+    return ipc::SplitBySource(sources, rows, count, count + readable_ahead, &stretches_);
   }
 
   template <typename Selection>
@@ -361,6 +369,7 @@ class SegmentEncoder::Impl {
   int64_t buffers_position_ = 0;
 
   std::vector<std::vector<const ArrayData*>> column_sources_;
+  std::vector<ipc::SourceStretch> stretches_;  // of the block being gathered
 
   // Per-block state, reused. plan_ is the uncompressed path's; inline_blocks_ holds the block
   // Append gathers and frames itself when compressing. The framing state (buffer_offsets_,
@@ -395,15 +404,14 @@ void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
 
 Status SegmentEncoder::AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
                                   AlignedBuffer* out, int64_t readable_ahead) {
-  const ipc::RowSelection selection{sources, rows, count, count + readable_ahead};
-  return impl_->Append(selection, out, &metrics_);
+  return impl_->Append(impl_->SelectRows(sources, rows, count, readable_ahead), out, &metrics_);
 }
 
 Status SegmentEncoder::GatherRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
                                   GatheredBlocks* blocks, int64_t readable_ahead) {
   SLUICE_DCHECK(options_.codec != CompressionCodec::kNone);
-  const ipc::RowSelection selection{sources, rows, count, count + readable_ahead};
-  return impl_->Gather(selection, blocks->state_.get());
+  return impl_->Gather(impl_->SelectRows(sources, rows, count, readable_ahead),
+                       blocks->state_.get());
 }
 
 Status SegmentEncoder::AppendGathered(GatheredBlocks* blocks, size_t index, AlignedBuffer* out) {

@@ -179,7 +179,8 @@ TEST_P(SegmentRoundTripTest, SlicedBatches) {
   options.codec = GetParam();
   auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
   RecordBatch whole = testing::RandomBatch(schema, 300, 5);
-  for (auto [start, count] : std::vector<std::pair<int64_t, int64_t>>{{3, 100}, {64, 64}, {299, 1}}) {
+  for (auto [start, count] :
+       std::vector<std::pair<int64_t, int64_t>>{{3, 100}, {64, 64}, {299, 1}}) {
     RecordBatch slice = whole.Slice(start, count);
     AlignedBuffer bytes;
     ASSERT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&slice, 1), &bytes).ok());
@@ -227,8 +228,10 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
   auto decoded = DecodeAll(bytes, &decoder);
   ASSERT_EQ(decoded.size(), 3u);
   EXPECT_EQ(decoded[2].num_rows(), 0);
-  std::vector<std::pair<const RecordBatch*, int64_t>> first(expected.begin(), expected.begin() + 250);
-  std::vector<std::pair<const RecordBatch*, int64_t>> second(expected.begin() + 250, expected.end());
+  std::vector<std::pair<const RecordBatch*, int64_t>> first(expected.begin(),
+                                                            expected.begin() + 250);
+  std::vector<std::pair<const RecordBatch*, int64_t>> second(expected.begin() + 250,
+                                                             expected.end());
   ExpectRowsEqual(first, decoded[0]);
   ExpectRowsEqual(second, decoded[1]);
 
@@ -239,8 +242,8 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
   for (int64_t from = 0; from < 500; from += 7) {
     const int64_t count = std::min<int64_t>(7, 500 - from);
     ASSERT_TRUE(encoder
-                    ->AppendRows(sources.data() + from, rows.data() + from, count,
-                                 &looking_ahead, 500 - from - count)
+                    ->AppendRows(sources.data() + from, rows.data() + from, count, &looking_ahead,
+                                 500 - from - count)
                     .ok());
     ASSERT_TRUE(
         encoder->AppendRows(sources.data() + from, rows.data() + from, count, &not_looking).ok());
@@ -249,6 +252,70 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
   EXPECT_EQ(std::memcmp(looking_ahead.data(), not_looking.data(),
                         static_cast<size_t>(not_looking.size())),
             0);
+}
+
+// The writer's sort hands the gather each partition's rows grouped by source batch, in input
+// order: stretches of one source, long at low partition counts and a row or two at high ones.
+// The gather reads long stretches with the source's tables at hand and short ones entry by
+// entry; both give the rows asked for, whatever the stretch lengths around the look-ahead
+// distance.
+TEST_P(SegmentRoundTripTest, GathersRowsGroupedBySource) {
+  auto schema = testing::AllTypesSchema(3);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  std::vector<RecordBatch> inputs;
+  for (int i = 0; i < 5; ++i) inputs.push_back(testing::RandomBatch(schema, 300, 200 + i));
+  inputs[3] = inputs[3].Slice(11, 250);
+  std::vector<const RecordBatch*> bound;
+  for (const auto& input : inputs) bound.push_back(&input);
+  encoder->BindBatches(bound);
+  std::mt19937_64 rng(21);
+  std::vector<uint32_t> sources;
+  std::vector<uint32_t> rows;
+  std::vector<std::pair<const RecordBatch*, int64_t>> expected;
+  std::vector<int64_t> block_ends;
+  // Blocks whose stretches are all long, all short, and mixed.
+  const std::vector<std::vector<int64_t>> blocks = {
+      {100, 40, 17, 16, 15, 9, 8}, {1, 2, 1, 3, 1, 1, 2, 1}, {64, 1, 1, 7, 33, 2, 90}, {24}};
+  for (const auto& stretches : blocks) {
+    for (const int64_t length : stretches) {
+      const auto source = static_cast<uint32_t>(rng() % inputs.size());
+      const auto available = static_cast<uint64_t>(inputs[source].num_rows());
+      uint64_t row = rng() % available;
+      for (int64_t k = 0; k < length; ++k) {
+        row = (row + 1 + rng() % 3) % available;
+        sources.push_back(source);
+        rows.push_back(static_cast<uint32_t>(row));
+        expected.emplace_back(&inputs[source], static_cast<int64_t>(row));
+      }
+    }
+    block_ends.push_back(static_cast<int64_t>(rows.size()));
+  }
+  AlignedBuffer bytes;
+  const auto schema_message = encoder->schema_message();
+  bytes.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
+  int64_t from = 0;
+  for (const int64_t end : block_ends) {
+    // Each block may read the rows of the blocks after it ahead.
+    const int64_t total = static_cast<int64_t>(rows.size());
+    ASSERT_TRUE(
+        encoder
+            ->AppendRows(sources.data() + from, rows.data() + from, end - from, &bytes, total - end)
+            .ok());
+    from = end;
+  }
+  bytes.Append("\xff\xff\xff\xff\0\0\0\0", 8);
+  SegmentDecoder decoder;
+  auto decoded = DecodeAll(bytes, &decoder);
+  ASSERT_EQ(decoded.size(), block_ends.size());
+  from = 0;
+  for (size_t b = 0; b < block_ends.size(); ++b) {
+    std::vector<std::pair<const RecordBatch*, int64_t>> block(expected.begin() + from,
+                                                              expected.begin() + block_ends[b]);
+    ExpectRowsEqual(block, decoded[b]);
+    from = block_ends[b];
+  }
 }
 
 TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {
