@@ -41,6 +41,7 @@ constexpr int64_t kFileMagicPaddedSize = 8;
 enum class ColumnKind : uint8_t { kNull, kFixedWidth, kBinary, kLargeBinary, kNested };
 
 struct ColumnPlan {
+  const DataType* type = nullptr;  // owned by the cached schema
   ColumnKind kind = ColumnKind::kNested;
   int64_t bit_width = 0;  // kFixedWidth
   int buffer_count = 0;   // buffers the column takes from the message
@@ -48,6 +49,7 @@ struct ColumnPlan {
 
 ColumnPlan PlanColumn(const DataType& type) {
   ColumnPlan plan;
+  plan.type = &type;
   const TypeId id = type.id();
   plan.buffer_count = BufferCount(id);
   if (!type.children().empty()) {
@@ -900,7 +902,7 @@ class SegmentDecoder::Impl {
           return false;
       }
       next_buffer += static_cast<uint32_t>(plan.buffer_count);
-      const DataType* type = schema.column_template[c].type;
+      const DataType* type = plan.type;
       if (plan.kind == ColumnKind::kNull) {
         columns->emplace_back(type, length, length, views);  // a null array is all nulls
         continue;
