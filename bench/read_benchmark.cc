@@ -201,12 +201,20 @@ class WarmReader {
 
 // Times the reader over `segment` and the raw decompression of the same bytes, each iteration,
 // in turn: the reader first in even iterations, the baseline first in odd ones, so that neither
-// always finds the segment in the cache the other left. Returns the summed seconds of each.
-std::pair<double, double> TimePaired(benchmark::State& state, WarmReader& reader,
-                                     const std::shared_ptr<AlignedBuffer>& segment,
-                                     RawDecompression& raw, int64_t blocks) {
-  double read_seconds = 0;
+// always finds the segment in the cache the other left.
+struct PairedTimes {
+  double read_seconds = 0;  // summed over the iterations
   double raw_seconds = 0;
+  // The median over the iterations of (reader - raw) seconds: a preemption or a frequency step
+  // lands in one iteration's pair and moves a sum, but not the median.
+  double median_difference = 0;
+};
+
+PairedTimes TimePaired(benchmark::State& state, WarmReader& reader,
+                       const std::shared_ptr<AlignedBuffer>& segment, RawDecompression& raw,
+                       int64_t blocks) {
+  PairedTimes times;
+  std::vector<double> differences;
   bool reader_first = true;
   for (auto _ : state) {
     double raw_time = 0;
@@ -215,12 +223,18 @@ std::pair<double, double> TimePaired(benchmark::State& state, WarmReader& reader
     const double read_time = TimeOf([&] { batches = reader.Read(segment); });
     if (reader_first) raw_time = TimeOf([&] { raw.Run(); });
     if (batches != blocks) state.SkipWithError("wrong batch count");
-    read_seconds += read_time;
-    raw_seconds += raw_time;
+    times.read_seconds += read_time;
+    times.raw_seconds += raw_time;
+    differences.push_back(read_time - raw_time);
     state.SetIterationTime(read_time);
     reader_first = !reader_first;
   }
-  return {read_seconds, raw_seconds};
+  if (!differences.empty()) {
+    auto middle = differences.begin() + static_cast<std::ptrdiff_t>(differences.size() / 2);
+    std::nth_element(differences.begin(), middle, differences.end());
+    times.median_difference = *middle;
+  }
+  return times;
 }
 
 void BM_DecodeThroughput(benchmark::State& state) {
@@ -231,7 +245,8 @@ void BM_DecodeThroughput(benchmark::State& state) {
   RawDecompression raw(*segment, choice);
   WarmReader reader(batch.schema(), /*coalesce=*/true);
   reader.Read(segment);  // warm up: schema parsed, contexts made
-  const auto [read_seconds, raw_seconds] = TimePaired(state, reader, segment, raw, kBlocks);
+  const auto [read_seconds, raw_seconds, median_difference] =
+      TimePaired(state, reader, segment, raw, kBlocks);
   state.counters["vs_raw"] = raw_seconds / read_seconds;
   state.counters["raw_GBps"] = static_cast<double>(raw.decompressed_bytes() * kBlocks) *
                                state.iterations() / raw_seconds / 1e9;
@@ -252,8 +267,10 @@ void BM_PerBlock(benchmark::State& state) {
   RawDecompression raw(*segment, choice);
   WarmReader reader(batch.schema(), /*coalesce=*/false);
   reader.Read(segment);
-  const auto [read_seconds, raw_seconds] = TimePaired(state, reader, segment, raw, kBlocks);
+  const auto [read_seconds, raw_seconds, median_difference] =
+      TimePaired(state, reader, segment, raw, kBlocks);
   const double blocks = static_cast<double>(state.iterations() * kBlocks);
+  state.counters["above_raw_median_ns"] = median_difference / kBlocks * 1e9;
   state.counters["block_ns"] = read_seconds / blocks * 1e9;
   state.counters["raw_ns"] = raw_seconds / blocks * 1e9;
   state.counters["above_raw_ns"] = (read_seconds - raw_seconds) / blocks * 1e9;
