@@ -158,18 +158,25 @@ class NodeWithValidity : public ColumnGather {
   void WriteValidity(const Selection& selection, const PlannedBuffer& buffer) {
     if (buffer.direct != nullptr || buffer.size == 0) return;
     uint8_t* dest = buffer.destination;
-    std::memset(dest, 0, static_cast<size_t>(buffer.size));
     if constexpr (kIsRows<Selection>) {
-      // Entry i of the selection is bit i of the output.
+      // Entry i of the selection is bit i of the output; the entries come in order, so each
+      // output byte is built in a register and stored once.
       const uint32_t* rows = selection.rows;
+      unsigned byte = 0;
       ForEachEntry(
           selection, [&](uint32_t source) { return validity_[source]; },
           [&](const SourceBitmap& bitmap, int64_t i) {
             const bool valid =
                 bitmap.data == nullptr || bits::GetBit(bitmap.data, bitmap.offset + rows[i]);
-            dest[i >> 3] = static_cast<uint8_t>(dest[i >> 3] | (unsigned{valid} << (i & 7)));
+            byte |= unsigned{valid} << (i & 7);
+            if ((i & 7) == 7) {
+              dest[i >> 3] = static_cast<uint8_t>(byte);
+              byte = 0;
+            }
           });
+      if ((selection.count & 7) != 0) dest[selection.count >> 3] = static_cast<uint8_t>(byte);
     } else {
+      std::memset(dest, 0, static_cast<size_t>(buffer.size));
       int64_t position = 0;
       ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
         const SourceBitmap& bitmap = validity_[source];
@@ -614,14 +621,18 @@ RowSelection SplitBySource(const uint32_t* sources, const uint32_t* rows, int64_
   if (out->size() < max_stretches) out->resize(max_stretches);
   SourceStretch* stretches = out->data();
   size_t stretch_count = 0;
+  uint32_t source = sources[0];
   int64_t begin = 0;
-  for (int64_t i = 1; i <= count; ++i) {
-    if (i == count || sources[i] != sources[begin]) {
+  for (int64_t i = 1; i < count; ++i) {
+    if (sources[i] != source) {
       if (stretch_count == max_stretches) return by_entry;
-      stretches[stretch_count++] = SourceStretch{sources[begin], begin, i};
+      stretches[stretch_count++] = SourceStretch{source, begin, i};
+      source = sources[i];
       begin = i;
     }
   }
+  if (stretch_count == max_stretches) return by_entry;
+  stretches[stretch_count++] = SourceStretch{source, begin, count};
   return RowSelection{sources, rows, count, readable, stretches, stretch_count};
 }
 
