@@ -134,27 +134,40 @@ class SegmentEncoder::Impl {
     const int64_t length = selection.count;
     SLUICE_RETURN_NOT_OK(PlanBlock(selection, &plan_));
     const int64_t message_start = out->size();
-    const int64_t body_length = LayOutBody();
+    // Each buffer at the next 8-byte boundary. (Two passes over the buffers in all: at many
+    // partitions a block is a few rows, and its fixed work is most of its cost.)
+    int64_t body_length = 0;
+    int64_t buffer_bytes = 0;
+    for (const PlannedBuffer& buffer : plan_.buffers) {
+      body_length += bits::RoundUp(buffer.size, kBufferAlignment);
+      buffer_bytes += buffer.size;
+    }
     // Eight spare bytes: each buffer's padding is zeroed with one 8-byte store that may run into
     // the next buffer's first bytes (written after it) or past the body's end.
     out->Reserve(message_start + template_.size() + body_length + 8);
     out->Append(template_.data(), template_.size());
     uint8_t* body = out->AppendUninitialized(body_length);
-    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
-      PlannedBuffer& buffer = plan_.buffers[i];
-      uint8_t* dest = body + buffer_offsets_[i];
+    uint8_t* message = out->data() + message_start;
+    uint8_t* entry = message + buffers_position_;
+    int64_t position = 0;
+    for (PlannedBuffer& buffer : plan_.buffers) {
+      uint8_t* dest = body + position;
       if (buffer.direct != nullptr) {
         std::memcpy(dest, buffer.direct, static_cast<size_t>(buffer.size));
       } else {
         buffer.destination = dest;
       }
       bits::StoreUnaligned<uint64_t>(dest + buffer.size, 0);
+      bits::StoreUnaligned<int64_t>(entry, position);
+      bits::StoreUnaligned<int64_t>(entry + 8, buffer.size);
+      entry += sizeof(fb::Buffer);
+      position += bits::RoundUp(buffer.size, kBufferAlignment);
     }
     WriteColumns(selection, &plan_);
-    PatchMetadata(out->data() + message_start, length, body_length, plan_);
+    PatchHeader(message, length, body_length, plan_);
     metrics->blocks += 1;
     metrics->rows += length;
-    metrics->uncompressed_body_bytes += UncompressedBytes(plan_);
+    metrics->uncompressed_body_bytes += buffer_bytes;
     metrics->encoded_bytes += out->size() - message_start;
     return Status::OK();
   }
@@ -274,8 +287,9 @@ class SegmentEncoder::Impl {
     buffers_position_ = reinterpret_cast<const uint8_t*>(parsed_batch->buffers()->Data()) - base;
   }
 
-  void PatchMetadata(uint8_t* message, int64_t length, int64_t body_length,
-                     const ipc::BlockPlan& plan) {
+  // Patches the block's length, body length and field nodes into its copy of the template.
+  void PatchHeader(uint8_t* message, int64_t length, int64_t body_length,
+                   const ipc::BlockPlan& plan) {
     bits::StoreUnaligned<int64_t>(message + length_position_, length);
     bits::StoreUnaligned<int64_t>(message + body_length_position_, body_length);
     uint8_t* node = message + nodes_position_;
@@ -284,6 +298,12 @@ class SegmentEncoder::Impl {
       bits::StoreUnaligned<int64_t>(node + 8, planned.null_count);
       node += sizeof(fb::FieldNode);
     }
+  }
+
+  // PatchHeader, and the buffer entries from buffer_offsets_ and buffer_lengths_.
+  void PatchMetadata(uint8_t* message, int64_t length, int64_t body_length,
+                     const ipc::BlockPlan& plan) {
+    PatchHeader(message, length, body_length, plan);
     uint8_t* buffer = message + buffers_position_;
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       bits::StoreUnaligned<int64_t>(buffer, buffer_offsets_[i]);
@@ -296,19 +316,6 @@ class SegmentEncoder::Impl {
   void WriteColumns(const Selection& selection, ipc::BlockPlan* plan) {
     size_t buffer_index = 0;
     for (auto& column : columns_) column->Write(selection, plan, &buffer_index);
-  }
-
-  // Uncompressed: each buffer at the next 8-byte boundary. Returns the body length.
-  int64_t LayOutBody() {
-    buffer_offsets_.resize(plan_.buffers.size());
-    buffer_lengths_.resize(plan_.buffers.size());
-    int64_t position = 0;
-    for (size_t i = 0; i < plan_.buffers.size(); ++i) {
-      buffer_offsets_[i] = position;
-      buffer_lengths_[i] = plan_.buffers[i].size;
-      position += bits::RoundUp(plan_.buffers[i].size, kBufferAlignment);
-    }
-    return position;
   }
 
   // Appends every buffer, compressed or raw when compression does not shrink it, each with
