@@ -9,6 +9,13 @@ RecordBatch RecordBatch::Slice(int64_t start, int64_t count) const {
   return RecordBatch(schema_, count, std::move(sliced), owners_);
 }
 
+std::vector<ArrayData> RecordBatch::TakeColumnStorage(RecordBatch&& batch) {
+  std::vector<ArrayData> storage = std::move(batch.columns_);
+  storage.clear();
+  batch = RecordBatch();
+  return storage;
+}
+
 int64_t RecordBatch::ReferencedBytes() const {
   int64_t total = 0;
   for (const auto& column : columns_) total += sluice::ReferencedBytes(column);

@@ -263,6 +263,11 @@ class SegmentDecoder::Impl {
 
   const SchemaPtr& schema() const { return schema_; }
   int64_t position() const { return position_; }
+
+  void RecycleColumnStorage(std::vector<ArrayData>&& storage) {
+    storage.clear();
+    if (storage.capacity() > spare_columns_.capacity()) spare_columns_ = std::move(storage);
+  }
   const SegmentDecoderMetrics& metrics() const { return metrics_; }
 
   Status ReadSchema() {
@@ -515,7 +520,8 @@ class SegmentDecoder::Impl {
                            static_cast<int>(compression->codec()));
       }
     }
-    std::vector<ArrayData> columns;
+    std::vector<ArrayData> columns = std::move(spare_columns_);  // empty, or recycled and cleared
+    spare_columns_ = std::vector<ArrayData>();
     bool resolved = false;
     bool assembled = false;
     if (current_->all_flat) {
@@ -1140,6 +1146,7 @@ class SegmentDecoder::Impl {
   // path appends them; the one-pass path sizes them for the schema and fills them by index).
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
+  std::vector<ArrayData> spare_columns_;  // from RecycleColumnStorage, for the next block
   // The arena of the block being decoded: its decompressed buffers, which the block's batch
   // keeps alive. Arenas come from a pool and return to it when their batch is dropped, so a warm
   // decoder allocates no block memory.
@@ -1173,6 +1180,10 @@ Status SegmentDecoder::ReadSchema() {
 Result<std::optional<RecordBatch>> SegmentDecoder::Next() {
   return impl_->Next();
 }
+void SegmentDecoder::RecycleColumnStorage(std::vector<ArrayData>&& storage) {
+  impl_->RecycleColumnStorage(std::move(storage));
+}
+
 int64_t SegmentDecoder::position() const {
   return impl_->position();
 }

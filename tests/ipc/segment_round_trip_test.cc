@@ -336,6 +336,38 @@ TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {
   EXPECT_EQ(decoder.metrics().schemas_cached, 4);
 }
 
+// A consumer done with a batch hands its column vector back, and the decoder builds a later
+// batch in it instead of allocating one.
+TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledColumnStorage) {
+  auto schema = testing::AllTypesSchema(1);
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  std::vector<RecordBatch> inputs = {testing::RandomBatch(schema, 30, 1),
+                                     testing::RandomBatch(schema, 30, 2)};
+  AlignedBuffer bytes;
+  ASSERT_TRUE(encoder->AppendSegment(inputs, &bytes).ok());
+  SegmentDecoder decoder;
+  ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "recycled").ok());
+  auto first = decoder.Next();
+  ASSERT_TRUE(first.ok() && first->has_value());
+  RecordBatch batch = std::move(**first);
+  EXPECT_TRUE(BatchesEqual(inputs[0], batch));
+
+  std::vector<ArrayData> storage = RecordBatch::TakeColumnStorage(std::move(batch));
+  EXPECT_EQ(batch.num_columns(), 0u);
+  EXPECT_EQ(batch.num_rows(), 0);
+  EXPECT_TRUE(storage.empty());
+  storage.reserve(1000);  // recognisable
+  const ArrayData* recycled = storage.data();
+  decoder.RecycleColumnStorage(std::move(storage));
+  auto second = decoder.Next();
+  ASSERT_TRUE(second.ok() && second->has_value());
+  EXPECT_EQ((*second)->columns().data(), recycled);
+  EXPECT_EQ((*second)->columns().capacity(), 1000u);
+  EXPECT_TRUE(BatchesEqual(inputs[1], **second));
+}
+
 TEST_P(SegmentRoundTripTest, RandomNestedSchemas) {
   std::mt19937_64 rng(77);
   for (int round = 0; round < 20; ++round) {

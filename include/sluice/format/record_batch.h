@@ -39,6 +39,10 @@ class RecordBatch {
   /// Returns the bytes of all buffers the columns reference (see ReferencedBytes).
   int64_t ReferencedBytes() const;
 
+  /// Ends `batch` (it is left empty, its memory released) and returns its column vector,
+  /// cleared, with its capacity: storage a producer may build its next batch in.
+  static std::vector<ArrayData> TakeColumnStorage(RecordBatch&& batch);
+
  private:
   SchemaPtr schema_;
   int64_t num_rows_ = 0;

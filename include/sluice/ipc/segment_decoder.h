@@ -78,6 +78,11 @@ class SegmentDecoder {
   /// Returns the offset just after the end-of-stream marker once Next() has returned nullopt.
   int64_t position() const;
 
+  /// Gives the decoder a column vector to build a later batch in (see
+  /// RecordBatch::TakeColumnStorage): a consumer that hands back each batch it is done with
+  /// spares the decoder an allocation and a free per block. It keeps one.
+  void RecycleColumnStorage(std::vector<ArrayData>&& storage);
+
   const SegmentDecoderMetrics& metrics() const;
 
  private:
