@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -110,9 +111,6 @@ struct CachedSchema {
   // The buffers assembling and checking a block reads, in message order, so that resolving an
   // uncompressed block starts exactly those loads.
   std::vector<PlannedRead> reads;
-  // One empty view per column with its type set: each block's columns start as a copy, which
-  // costs less than value-initialising them (a `rep stos` per column).
-  std::vector<ArrayData> column_template;
 };
 
 // The offsets of one flat binary-like column of a block, whose order is checked once the block
@@ -457,7 +455,6 @@ class SegmentDecoder::Impl {
         entry->large_binary_columns +=
             entry->columns.back().kind == ColumnKind::kLargeBinary ? 1 : 0;
         AppendBufferReads(*field.type, &next_buffer, &entry->reads);
-        entry->column_template.emplace_back().type = field.type.get();
       }
       metrics_.schemas_parsed += 1;
       // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
@@ -520,8 +517,7 @@ class SegmentDecoder::Impl {
                            static_cast<int>(compression->codec()));
       }
     }
-    std::vector<ArrayData> columns = std::move(spare_columns_);  // empty, or recycled and cleared
-    spare_columns_ = std::vector<ArrayData>();
+    std::vector<ArrayData> columns = std::exchange(spare_columns_, {});  // empty or recycled
     bool resolved = false;
     bool assembled = false;
     if (current_->all_flat) {
@@ -539,7 +535,12 @@ class SegmentDecoder::Impl {
       // Nested columns, misaligned buffers, or a check that failed: the general path, which
       // copies what must be copied and names what is wrong.
       if (!resolved) SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
-      columns = current_->column_template;
+      // Each column starts empty with its type (built whole, which costs less than
+      // value-initialising it: a `rep stos` per column).
+      columns.clear();
+      for (const ColumnPlan& plan : current_->columns) {
+        columns.emplace_back(plan.type, 0, 0, std::array<BufferView, 3>{});
+      }
       SLUICE_RETURN_NOT_OK(AssembleColumns(message, nodes, length, &columns));
     }
     std::vector<MemoryOwner> owners;

@@ -380,7 +380,8 @@ class SegmentEncoder::Impl {
 
   // Per-block state, reused. plan_ is the uncompressed path's; inline_blocks_ holds the block
   // Append gathers and frames itself when compressing. The framing state (buffer_offsets_,
-  // buffer_lengths_) belongs to Frame, or to Append when uncompressed.
+  // buffer_lengths_) belongs to Frame; an uncompressed Append writes its buffer entries
+  // straight into the message.
   ipc::BlockPlan plan_;
   GatheredBlocks inline_blocks_;
   std::vector<int64_t> buffer_offsets_;
