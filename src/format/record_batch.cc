@@ -9,9 +9,9 @@ RecordBatch RecordBatch::Slice(int64_t start, int64_t count) const {
   return RecordBatch(schema_, count, std::move(sliced), owners_);
 }
 
-std::vector<ArrayData> RecordBatch::TakeColumnStorage(RecordBatch&& batch) {
-  std::vector<ArrayData> storage = std::move(batch.columns_);
-  storage.clear();
+RecordBatch::Storage RecordBatch::TakeStorage(RecordBatch&& batch) {
+  Storage storage{std::move(batch.columns_), std::move(batch.owners_)};
+  storage.owners.clear();
   batch = RecordBatch();
   return storage;
 }

@@ -262,9 +262,13 @@ class SegmentDecoder::Impl {
   const SchemaPtr& schema() const { return schema_; }
   int64_t position() const { return position_; }
 
-  void RecycleColumnStorage(std::vector<ArrayData>&& storage) {
-    storage.clear();
-    if (storage.capacity() > spare_columns_.capacity()) spare_columns_ = std::move(storage);
+  void RecycleStorage(RecordBatch::Storage&& storage) {
+    if (storage.columns.capacity() > spare_.columns.capacity()) {
+      spare_.columns = std::move(storage.columns);
+    }
+    if (storage.owners.capacity() > spare_.owners.capacity()) {
+      spare_.owners = std::move(storage.owners);
+    }
   }
   const SegmentDecoderMetrics& metrics() const { return metrics_; }
 
@@ -517,18 +521,21 @@ class SegmentDecoder::Impl {
                            static_cast<int>(compression->codec()));
       }
     }
-    std::vector<ArrayData> columns = std::exchange(spare_columns_, {});  // empty or recycled
+    // Recycled (see RecycleStorage), or new.
+    std::vector<ArrayData> columns = std::exchange(spare_.columns, {});
+    std::vector<MemoryOwner> owners = std::exchange(spare_.owners, {});
     bool resolved = false;
     bool assembled = false;
     if (current_->all_flat) {
-      columns.reserve(current_->columns.size());
+      // A recycled vector of this schema's batch keeps its elements, to be overwritten.
+      columns.resize(current_->columns.size());
       if (codec == CompressionCodec::kNone) {
-        assembled = AssembleInPlace(message, FieldNodes(nodes), buffers, length, &columns);
+        assembled = AssembleInPlace(message, FieldNodes(nodes), buffers, length, columns.data());
       } else {
         SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
         resolved = true;
         ResolvedBuffers resolved_buffers{views_.data()};
-        assembled = AssembleFlatBlock(&resolved_buffers, FieldNodes(nodes), length, &columns);
+        assembled = AssembleFlatBlock(&resolved_buffers, FieldNodes(nodes), length, columns.data());
       }
     }
     if (!assembled) {
@@ -543,7 +550,6 @@ class SegmentDecoder::Impl {
       }
       SLUICE_RETURN_NOT_OK(AssembleColumns(message, nodes, length, &columns));
     }
-    std::vector<MemoryOwner> owners;
     if (arena_ != nullptr) owners.push_back(std::move(arena_));
     if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
     metrics_.blocks += 1;
@@ -803,7 +809,7 @@ class SegmentDecoder::Impl {
   // nothing, when a buffer is out of bounds or misaligned or a check fails.
   bool AssembleInPlace(const Message& message, const fb::FieldNode* nodes,
                        const flatbuffers::Vector<const fb::Buffer*>* buffers, int64_t length,
-                       std::vector<ArrayData>* columns) {
+                       ArrayData* columns) {
     InPlaceBuffers in_place = InPlaceBuffersOf(message, buffers);
     for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
     if (!AssembleFlatBlock(&in_place, nodes, length, columns)) return false;
@@ -867,14 +873,14 @@ class SegmentDecoder::Impl {
     bool Finish() const { return true; }  // ResolveBuffers aligned them
   };
 
-  // Assembles every column of a block of flat columns in one pass, appending them to
-  // `columns` (empty, with room reserved), and checks what AssembleFlat and
+  // Assembles every column of a block of flat columns in one pass, into `columns` (one
+  // element per column, overwritten whatever it held), and checks what AssembleFlat and
   // CheckOffsetsIncrease check, with no call per column. Returns false at the first failed
   // check; the general path then names it. `*source` is worked on as a local copy, so that its
   // fields stay in registers, and updated on success.
   template <typename Buffers>
   bool AssembleFlatBlock(Buffers* source, const fb::FieldNode* nodes, int64_t length,
-                         std::vector<ArrayData>* columns) {
+                         ArrayData* columns) {
     const CachedSchema& schema = *current_;
     Buffers buffers = *source;
     // Filled by index (no push_back per column): room for every binary-like column.
@@ -911,7 +917,7 @@ class SegmentDecoder::Impl {
       next_buffer += static_cast<uint32_t>(plan.buffer_count);
       const DataType* type = plan.type;
       if (plan.kind == ColumnKind::kNull) {
-        columns->emplace_back(type, length, length, views);  // a null array is all nulls
+        columns[c].AssignChildless(type, length, length, views);  // a null array is all nulls
         continue;
       }
       BufferView& validity = views[0];
@@ -922,7 +928,7 @@ class SegmentDecoder::Impl {
                  length - bits::CountSetBits(validity.data, 0, length) != null_count) {
         return false;
       }
-      columns->emplace_back(type, length, null_count, views);
+      columns[c].AssignChildless(type, length, null_count, views);
       if (length == 0) continue;
       const BufferView& values = views[1];
       switch (plan.kind) {
@@ -1147,7 +1153,7 @@ class SegmentDecoder::Impl {
   // path appends them; the one-pass path sizes them for the schema and fills them by index).
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
-  std::vector<ArrayData> spare_columns_;  // from RecycleColumnStorage, for the next block
+  RecordBatch::Storage spare_;  // from RecycleStorage, for the next block
   // The arena of the block being decoded: its decompressed buffers, which the block's batch
   // keeps alive. Arenas come from a pool and return to it when their batch is dropped, so a warm
   // decoder allocates no block memory.
@@ -1181,8 +1187,8 @@ Status SegmentDecoder::ReadSchema() {
 Result<std::optional<RecordBatch>> SegmentDecoder::Next() {
   return impl_->Next();
 }
-void SegmentDecoder::RecycleColumnStorage(std::vector<ArrayData>&& storage) {
-  impl_->RecycleColumnStorage(std::move(storage));
+void SegmentDecoder::RecycleStorage(RecordBatch::Storage&& storage) {
+  impl_->RecycleStorage(std::move(storage));
 }
 
 int64_t SegmentDecoder::position() const {

@@ -115,11 +115,11 @@ BatchProducer::BatchProducer(std::vector<SegmentSource> sources,
 Result<BatchProducer::Outcome> BatchProducer::Next(bool wait, RecordBatch* out) {
   while (true) {
     if (!ready_.empty()) {
-      // The batch `out` still holds is one the consumer is done with: its column vector goes
-      // back to the decoder (on this thread only: with read-ahead, `out` is the thread's own,
-      // always empty here).
+      // The batch `out` still holds is one the consumer is done with: its vectors go back to
+      // the decoder (on this thread only: with read-ahead, `out` is the thread's own, always
+      // empty here).
       if (out->num_columns() > 0) {
-        decoder_.RecycleColumnStorage(RecordBatch::TakeColumnStorage(std::move(*out)));
+        decoder_.RecycleStorage(RecordBatch::TakeStorage(std::move(*out)));
       }
       *out = std::move(ready_.front());
       ready_.pop_front();

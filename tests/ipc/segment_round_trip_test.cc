@@ -336,36 +336,77 @@ TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {
   EXPECT_EQ(decoder.metrics().schemas_cached, 4);
 }
 
-// A consumer done with a batch hands its column vector back, and the decoder builds a later
-// batch in it instead of allocating one.
-TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledColumnStorage) {
-  auto schema = testing::AllTypesSchema(1);
+// Encodes `batches` as one segment with `codec`.
+AlignedBuffer SegmentOf(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
+                        CompressionCodec codec) {
   SegmentEncoderOptions options;
-  options.codec = GetParam();
+  options.codec = codec;
   auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-  std::vector<RecordBatch> inputs = {testing::RandomBatch(schema, 30, 1),
-                                     testing::RandomBatch(schema, 30, 2)};
   AlignedBuffer bytes;
-  ASSERT_TRUE(encoder->AppendSegment(inputs, &bytes).ok());
-  SegmentDecoder decoder;
-  ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "recycled").ok());
-  auto first = decoder.Next();
-  ASSERT_TRUE(first.ok() && first->has_value());
-  RecordBatch batch = std::move(**first);
-  EXPECT_TRUE(BatchesEqual(inputs[0], batch));
+  EXPECT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  return bytes;
+}
 
-  std::vector<ArrayData> storage = RecordBatch::TakeColumnStorage(std::move(batch));
-  EXPECT_EQ(batch.num_columns(), 0u);
-  EXPECT_EQ(batch.num_rows(), 0);
-  EXPECT_TRUE(storage.empty());
-  storage.reserve(1000);  // recognisable
-  const ArrayData* recycled = storage.data();
-  decoder.RecycleColumnStorage(std::move(storage));
-  auto second = decoder.Next();
-  ASSERT_TRUE(second.ok() && second->has_value());
-  EXPECT_EQ((*second)->columns().data(), recycled);
-  EXPECT_EQ((*second)->columns().capacity(), 1000u);
-  EXPECT_TRUE(BatchesEqual(inputs[1], **second));
+// A consumer done with a batch hands its vectors back, and the decoder builds a later batch in
+// them instead of allocating new ones: the flat path overwrites the columns it finds there, and
+// the general path rebuilds them. Storage lent by a batch of nested columns, whose elements
+// have children, and by a batch of flat columns, each serves a flat and a nested schema.
+TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledStorage) {
+  std::vector<Field> leaf_fields;
+  for (const TypePtr& type : testing::AllLeafTypes()) {
+    leaf_fields.push_back(MakeField("c" + std::to_string(leaf_fields.size()), type));
+  }
+  const SchemaPtr flat = std::make_shared<Schema>(std::move(leaf_fields));
+  // Nested columns first, where a flat schema's columns will be built.
+  std::vector<Field> nested_fields = testing::AllTypesSchema(2)->fields();
+  std::reverse(nested_fields.begin(), nested_fields.end());
+  const SchemaPtr nested = std::make_shared<Schema>(std::move(nested_fields));
+  for (const SchemaPtr& lender_schema : {flat, nested}) {
+    for (const SchemaPtr& schema : {flat, nested}) {
+      SCOPED_TRACE(std::string(lender_schema == flat ? "flat" : "nested") + " lends to " +
+                   (schema == flat ? "flat" : "nested"));
+      SegmentDecoder lender_decoder;
+      const RecordBatch lender_input = testing::RandomBatch(lender_schema, 30, 7);
+      std::vector<RecordBatch> lent =
+          DecodeAll(SegmentOf(lender_schema, {lender_input}, GetParam()), &lender_decoder);
+      ASSERT_EQ(lent.size(), 1u);
+      ASSERT_TRUE(BatchesEqual(lender_input, lent[0]));
+
+      RecordBatch::Storage storage = RecordBatch::TakeStorage(std::move(lent[0]));
+      EXPECT_EQ(lent[0].num_columns(), 0u);
+      EXPECT_EQ(lent[0].num_rows(), 0);
+      EXPECT_TRUE(lent[0].owners().empty());
+      EXPECT_EQ(storage.columns.size(), lender_schema->num_fields());  // kept, to overwrite
+      EXPECT_TRUE(storage.owners.empty());
+      storage.columns.reserve(1000);  // recognisable
+      storage.owners.reserve(100);
+      const ArrayData* recycled_columns = storage.columns.data();
+      const MemoryOwner* recycled_owners = storage.owners.data();
+
+      const std::vector<RecordBatch> inputs = {testing::RandomBatch(schema, 30, 1),
+                                               testing::RandomBatch(schema, 30, 2)};
+      const AlignedBuffer bytes = SegmentOf(schema, inputs, GetParam());
+      SegmentDecoder decoder;
+      ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "recycled").ok());
+      auto first = decoder.Next();
+      ASSERT_TRUE(first.ok() && first->has_value());
+      EXPECT_TRUE(BatchesEqual(inputs[0], **first));
+      decoder.RecycleStorage(std::move(storage));
+      auto second = decoder.Next();
+      ASSERT_TRUE(second.ok() && second->has_value());
+      EXPECT_EQ((*second)->columns().data(), recycled_columns);
+      EXPECT_EQ((*second)->columns().capacity(), 1000u);
+      EXPECT_EQ((*second)->owners().data(), recycled_owners);
+      EXPECT_EQ((*second)->owners().capacity(), 100u);
+      EXPECT_TRUE(BatchesEqual(inputs[1], **second));
+      for (size_t c = 0; c < (*second)->num_columns(); ++c) {
+        const ArrayData& column = (*second)->column(c);
+        if (column.type->children().empty()) {
+          EXPECT_TRUE(column.children.empty()) << "column " << c;
+        }
+      }
+    }
+  }
 }
 
 TEST_P(SegmentRoundTripTest, RandomNestedSchemas) {

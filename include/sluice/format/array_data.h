@@ -63,6 +63,18 @@ struct ArrayData {
   ArrayData& operator=(ArrayData&&) noexcept = default;
   ~ArrayData() = default;
 
+  /// Makes this a childless array at offset 0, as the constructor above would, reusing this
+  /// object (a column vector a producer builds batch after batch in).
+  void AssignChildless(const DataType* new_type, int64_t new_length, int64_t new_null_count,
+                       const std::array<BufferView, 3>& new_buffers) {
+    type = new_type;
+    length = new_length;
+    offset = 0;
+    null_count = new_null_count;
+    buffers = new_buffers;
+    if (!children.empty()) children.clear();
+  }
+
   /// Returns true when slot `index` (0-based from this view's start) is not null.
   bool IsValid(int64_t index) const {
     if (null_count == 0 || buffers[0].data == nullptr) return type->id() != TypeId::kNull;

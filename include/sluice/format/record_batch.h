@@ -39,9 +39,17 @@ class RecordBatch {
   /// Returns the bytes of all buffers the columns reference (see ReferencedBytes).
   int64_t ReferencedBytes() const;
 
-  /// Ends `batch` (it is left empty, its memory released) and returns its column vector,
-  /// cleared, with its capacity: storage a producer may build its next batch in.
-  static std::vector<ArrayData> TakeColumnStorage(RecordBatch&& batch);
+  /// The vectors a batch is built in. From TakeStorage, `columns` still holds the ended batch's
+  /// columns, whose views must not be read: a producer overwrites them (or clears the vector),
+  /// which costs less than destroying them and building new ones; `owners` is empty.
+  struct Storage {
+    std::vector<ArrayData> columns;
+    std::vector<MemoryOwner> owners;
+  };
+
+  /// Ends `batch` (it is left empty, the memory it kept alive released) and returns its
+  /// vectors, with their capacity, for a producer to build its next batch in.
+  static Storage TakeStorage(RecordBatch&& batch);
 
  private:
   SchemaPtr schema_;

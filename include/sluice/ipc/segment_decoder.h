@@ -78,10 +78,11 @@ class SegmentDecoder {
   /// Returns the offset just after the end-of-stream marker once Next() has returned nullopt.
   int64_t position() const;
 
-  /// Gives the decoder a column vector to build a later batch in (see
-  /// RecordBatch::TakeColumnStorage): a consumer that hands back each batch it is done with
-  /// spares the decoder an allocation and a free per block. It keeps one.
-  void RecycleColumnStorage(std::vector<ArrayData>&& storage);
+  /// Gives the decoder a batch's vectors to build a later batch in (see
+  /// RecordBatch::TakeStorage): a consumer that hands back each batch it is done with spares
+  /// the decoder two allocations and two frees per block, and the work of destroying and
+  /// building its columns. It keeps one of each.
+  void RecycleStorage(RecordBatch::Storage&& storage);
 
   const SegmentDecoderMetrics& metrics() const;
 
