@@ -367,8 +367,9 @@ TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledStorage) {
                    (schema == flat ? "flat" : "nested"));
       SegmentDecoder lender_decoder;
       const RecordBatch lender_input = testing::RandomBatch(lender_schema, 30, 7);
-      std::vector<RecordBatch> lent =
-          DecodeAll(SegmentOf(lender_schema, {lender_input}, GetParam()), &lender_decoder);
+      // Kept while the lent batch is read: an uncompressed batch views these bytes.
+      const AlignedBuffer lender_bytes = SegmentOf(lender_schema, {lender_input}, GetParam());
+      std::vector<RecordBatch> lent = DecodeAll(lender_bytes, &lender_decoder);
       ASSERT_EQ(lent.size(), 1u);
       ASSERT_TRUE(BatchesEqual(lender_input, lent[0]));
 
