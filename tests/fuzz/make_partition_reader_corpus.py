@@ -20,7 +20,7 @@ import sluice  # noqa: E402
 
 CORPUS = HERE / "corpus" / "partition_reader_fuzz"
 MAX_SEED_BYTES = 4096
-COALESCE, SKIP, READ_AHEAD, CHECKSUM, WRONG_CHECKSUM = 1, 2, 4, 8, 16
+COALESCE, SKIP, READ_AHEAD, CHECKSUM, WRONG_CHECKSUM, HAND_BACK = 1, 2, 4, 8, 16, 32
 
 TABLE = pa.table({
     "id": pa.array([3, 1, None, 7, 2, 9], pa.int64()),
@@ -36,11 +36,11 @@ def seed(flags, start, end, offsets, data):
     return header + struct.pack(f">{len(offsets)}q", *offsets) + data
 
 
-def sluice_map_output(directory, codec):
-    path = pathlib.Path(directory) / f"shuffle_0_{codec}_0.data"
-    with sluice.MapWriter(TABLE.schema, data_path=str(path), partitions=3, keys=["id"],
+def sluice_map_output(directory, codec, table=TABLE):
+    path = pathlib.Path(directory) / f"shuffle_0_{codec}_{table.num_columns}_0.data"
+    with sluice.MapWriter(table.schema, data_path=str(path), partitions=3, keys=["id"],
                           codec=codec, block_rows=4, spark_files=True) as writer:
-        writer.write(TABLE)
+        writer.write(table)
     index = path.with_suffix(".index").read_bytes()
     return list(struct.unpack(f">{len(index) // 8}q", index)), path.read_bytes()
 
@@ -66,6 +66,11 @@ def main():
             offsets, data = sluice_map_output(directory, codec)
             seeds[f"sluice_{codec}_all"] = seed(flags, 0, 3, offsets, data)
             seeds[f"sluice_{codec}_one"] = seed(flags ^ COALESCE, 1, 2, offsets, data)
+        # Flat columns only, read handing each batch back: the decoder builds later batches in
+        # the storage of earlier ones (its flat path overwrites their columns).
+        for codec, flags in [("none", HAND_BACK), ("lz4", HAND_BACK | READ_AHEAD)]:
+            offsets, data = sluice_map_output(directory, codec, TABLE.select(["id", "s"]))
+            seeds[f"sluice_{codec}_flat_hand_back"] = seed(flags, 0, 3, offsets, data)
     offsets, data = pyarrow_map_output()
     seeds["pyarrow_all"] = seed(COALESCE | CHECKSUM, 0, 3, offsets, data)
     seeds["pyarrow_range"] = seed(SKIP, 1, 3, offsets, data)

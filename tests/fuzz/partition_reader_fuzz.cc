@@ -5,7 +5,7 @@
 // Input layout (make_partition_reader_corpus.py writes seeds of it):
 //   byte 0   flags: bit 0 coalesce, bit 1 skip failed sources, bit 2 read-ahead thread,
 //            bit 3 verify CRC32C checksums (computed over the data, so they match), bit 4 make
-//            one of them wrong
+//            one of them wrong, bit 5 hand each batch back to the reader (TryNext)
 //   byte 1   first partition to read
 //   byte 2   end of the partition range (exclusive)
 //   byte 3   number of index entries n
@@ -21,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sluice/base/bit_ops.h"
@@ -58,18 +59,37 @@ void WriteFile(const std::string& path, const uint8_t* data, size_t size) {
   file.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
 }
 
-// Reads to the end (or the batch bound); every batch must be valid.
+void ExpectValid(const sluice::RecordBatch& batch) {
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    if (!sluice::ValidateArray(batch.column(c), "fuzz").ok()) __builtin_trap();
+  }
+}
+
+// Reads to the end (or the batch bound); every batch must be valid. With `hand_back`, each
+// batch goes back to the reader (TryNext with the same batch), which builds later batches in
+// its storage.
 void ReadAll(std::vector<sluice::SegmentSource> sources,
-             const sluice::PartitionReaderOptions& options) {
+             const sluice::PartitionReaderOptions& options, bool hand_back) {
   auto reader = sluice::PartitionReader::Open(std::move(sources), options);
   if (!reader.ok()) return;
-  for (int i = 0; i < kMaxBatches; ++i) {
-    auto next = (*reader)->Next();
-    if (!next.ok() || !next->has_value()) return;
-    const sluice::RecordBatch& batch = **next;
-    for (size_t c = 0; c < batch.num_columns(); ++c) {
-      if (!sluice::ValidateArray(batch.column(c), "fuzz").ok()) __builtin_trap();
+  if (!hand_back) {
+    for (int i = 0; i < kMaxBatches; ++i) {
+      auto next = (*reader)->Next();
+      if (!next.ok() || !next->has_value()) return;
+      ExpectValid(**next);
     }
+    return;
+  }
+  sluice::RecordBatch batch;
+  for (int i = 0; i < kMaxBatches;) {
+    auto poll = (*reader)->TryNext(&batch);
+    if (!poll.ok() || *poll == sluice::PartitionReader::Poll::kEnd) return;
+    if (*poll == sluice::PartitionReader::Poll::kNotReady) {
+      std::this_thread::yield();  // the read-ahead thread is decoding; every block is pushed
+      continue;
+    }
+    ExpectValid(batch);
+    ++i;
   }
 }
 
@@ -92,6 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   options.read_ahead_batches = (flags & 4) != 0 ? 1 : 0;
   options.target_batch_rows = 64;
   options.decoder.max_block_bytes = kMaxBlockBytes;
+  const bool hand_back = (flags & 32) != 0;
 
   // From files: the index file as given, the data file as given.
   const std::string data_path = Directory() + "/map.data";
@@ -103,7 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   file.index_path = index_path;
   file.start_partition = start;
   file.end_partition = end;
-  ReadAll({file}, options);
+  ReadAll({file}, options, hand_back);
 
   // From memory: an exact-size copy, so reads past the end are caught.
   auto bytes = std::make_shared<std::vector<uint8_t>>(data, data + data_size);
@@ -140,6 +161,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   if (!queue->Push(std::move(pushed)).ok()) __builtin_trap();
   queue->Close();
   sources.push_back(queue);
-  ReadAll(std::move(sources), options);
+  ReadAll(std::move(sources), options, hand_back);
   return 0;
 }
