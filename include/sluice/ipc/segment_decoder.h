@@ -45,6 +45,9 @@ struct SegmentDecoderMetrics {
   /// Schema messages parsed (cache misses) and found in the cache (hits).
   int64_t schemas_parsed = 0;
   int64_t schemas_cached = 0;
+  /// Messages run through the flatbuffers verifier. A RecordBatch message laid out as the last
+  /// one verified (every block of a stream, as a rule) is checked by comparing bytes instead.
+  int64_t messages_verified = 0;
   int64_t decompressed_bytes = 0;
   /// Time in the loop that decompresses (or copies misaligned) buffers into block arenas.
   int64_t decompress_nanos = 0;
