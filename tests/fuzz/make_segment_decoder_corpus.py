@@ -39,6 +39,16 @@ TABLES = {
 }
 
 
+# Tables cut into blocks of 1, 2 and all rows: streams of several RecordBatch messages of one
+# layout, as a partition's segment holds, for the decoder's once-per-layout verification.
+MULTI_BLOCK = ("ints", "strings", "mixed")
+
+
+def in_blocks(table):
+    batch = table.combine_chunks().to_batches()[0]
+    return pa.Table.from_batches([batch.slice(0, 1), batch.slice(1, 2), batch])
+
+
 def pyarrow_stream(table, compression):
     sink = io.BytesIO()
     with pa.ipc.new_stream(sink, table.schema, options=pa.ipc.IpcWriteOptions(compression=compression)) as writer:
@@ -48,10 +58,14 @@ def pyarrow_stream(table, compression):
 
 def main():
     CORPUS.mkdir(parents=True, exist_ok=True)
+    # The seeds this script writes; others (inputs a fuzzer found) stay.
     for old in CORPUS.iterdir():
-        old.unlink()
+        if "-pyarrow-" in old.name or "-sluice-" in old.name:
+            old.unlink()
     count = 0
-    for name, table in TABLES.items():
+    tables = dict(TABLES)
+    tables.update({f"{name}_blocks": in_blocks(TABLES[name]) for name in MULTI_BLOCK})
+    for name, table in tables.items():
         seeds = {f"{name}-pyarrow-{c or 'none'}": pyarrow_stream(table, c) for c in (None, "lz4", "zstd")}
         for codec in ("none", "lz4", "zstd", "snappy"):
             seeds[f"{name}-sluice-{codec}"] = sluice.encode_segment(table, codec)
