@@ -303,8 +303,7 @@ class SegmentDecoder::Impl {
       }
       switch (message.flatbuffer->header_type()) {
         case fb::MessageHeader::RecordBatch: {
-          SLUICE_ASSIGN_OR_RAISE(RecordBatch batch, DecodeRecordBatch(message));
-          return std::optional<RecordBatch>(std::move(batch));
+          return DecodeRecordBatch(message);
         }
         case fb::MessageHeader::Schema:
           return CorruptAt(message.start, "a second Schema message in one stream");
@@ -487,7 +486,9 @@ class SegmentDecoder::Impl {
     return slot.get();
   }
 
-  Result<RecordBatch> DecodeRecordBatch(const Message& message) {
+  // Built straight into the optional Next returns: every move of a batch costs its empty
+  // vectors' destructors after it.
+  Result<std::optional<RecordBatch>> DecodeRecordBatch(const Message& message) {
     const fb::RecordBatch* batch = message.flatbuffer->header_as_RecordBatch();
     if (batch == nullptr) return CorruptAt(message.start, "RecordBatch message without a header");
     const int64_t length = batch->length();
@@ -529,9 +530,9 @@ class SegmentDecoder::Impl {
                            static_cast<int>(compression->codec()));
       }
     }
-    // Recycled (see RecycleStorage), or new.
-    std::vector<ArrayData> columns = std::exchange(spare_.columns, {});
-    std::vector<MemoryOwner> owners = std::exchange(spare_.owners, {});
+    // Built in the recycled vectors (see RecycleStorage), or in new ones; the batch takes them.
+    std::vector<ArrayData>& columns = spare_.columns;
+    std::vector<MemoryOwner>& owners = spare_.owners;
     bool resolved = false;
     bool assembled = false;
     if (current_->all_flat) {
@@ -562,7 +563,8 @@ class SegmentDecoder::Impl {
     if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
     metrics_.blocks += 1;
     metrics_.rows += length;
-    return RecordBatch(schema_, length, std::move(columns), std::move(owners));
+    return Result<std::optional<RecordBatch>>(std::in_place, std::in_place, schema_, length,
+                                              std::move(spare_));
   }
 
   // Assembles and checks every column of a block whose buffers are resolved (views_), column

@@ -178,8 +178,10 @@ Status BatchProducer::Step(bool wait, bool* not_ready) {
 }
 
 Status BatchProducer::StepDecoding() {
-  SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder_.Next());
-  if (batch.has_value()) return Deliver(std::move(*batch));
+  // Read in place: a batch moved out of the result costs its empty vectors' destructors.
+  Result<std::optional<RecordBatch>> next = decoder_.Next();
+  if (!next.ok()) return next.status();
+  if (next->has_value()) return Deliver(std::move(**next));
   decoding_ = false;
   const int64_t consumed = decoder_.position();
   if (segment_size_ >= 0) {
@@ -362,7 +364,7 @@ void BatchProducer::AbandonUnit() {
   }
 }
 
-Status BatchProducer::Deliver(RecordBatch batch) {
+Status BatchProducer::Deliver(RecordBatch&& batch) {
   if (options_.skip_failed_sources) {
     unit_batches_.push_back(std::move(batch));
     return Status::OK();
@@ -370,7 +372,7 @@ Status BatchProducer::Deliver(RecordBatch batch) {
   return Emit(std::move(batch));
 }
 
-Status BatchProducer::Emit(RecordBatch batch) {
+Status BatchProducer::Emit(RecordBatch&& batch) {
   if (coalescer_.has_value()) return coalescer_->Add(std::move(batch), &ready_);
   ready_.push_back(std::move(batch));
   return Status::OK();

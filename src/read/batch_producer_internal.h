@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "base/aligned_buffer_pool_internal.h"
 #include "batch_coalescer_internal.h"
 #include "map_output_file_reader_internal.h"
-#include "base/aligned_buffer_pool_internal.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/read/partition_reader.h"
 #include "sluice/read/pushed_block_queue.h"
@@ -79,8 +79,8 @@ class BatchProducer {
   void StartUnit(std::string name, int64_t block_index);
   Status FinishUnit();
   void AbandonUnit();
-  Status Deliver(RecordBatch batch);
-  Status Emit(RecordBatch batch);
+  Status Deliver(RecordBatch&& batch);
+  Status Emit(RecordBatch&& batch);
   Status FinishStream();
 
   PartitionReaderOptions options_;

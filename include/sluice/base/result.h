@@ -15,6 +15,10 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : storage_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  /// Builds the value in place, from T's constructor arguments (no move of a T).
+  template <typename... Args>
+  explicit Result(std::in_place_t, Args&&... args)
+      : storage_(std::in_place_index<0>, std::forward<Args>(args)...) {}
   Result(Status status) : storage_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     SLUICE_CHECK(!std::get<Status>(storage_).ok(), "Result built from an OK Status");
   }

@@ -26,6 +26,10 @@ class RecordBatch {
         columns_(std::move(columns)),
         owners_(std::move(owners)) {}
 
+  struct Storage;
+  /// Takes the vectors of `storage` (see TakeStorage), leaving it empty.
+  RecordBatch(SchemaPtr schema, int64_t num_rows, Storage&& storage);
+
   const SchemaPtr& schema() const { return schema_; }
   int64_t num_rows() const { return num_rows_; }
   size_t num_columns() const { return columns_.size(); }
@@ -57,5 +61,11 @@ class RecordBatch {
   std::vector<ArrayData> columns_;
   std::vector<MemoryOwner> owners_;
 };
+
+inline RecordBatch::RecordBatch(SchemaPtr schema, int64_t num_rows, Storage&& storage)
+    : schema_(std::move(schema)),
+      num_rows_(num_rows),
+      columns_(std::move(storage.columns)),
+      owners_(std::move(storage.owners)) {}
 
 }  // namespace sluice
