@@ -280,6 +280,7 @@ void BM_PerBlock(benchmark::State& state) {
   // columns (17-140 us of decompression per block) is larger than the cost measured.
   const PartitionReaderMetrics metrics = reader.metrics();
   state.counters["schemas_parsed"] = static_cast<double>(metrics.schemas_parsed);
+  state.counters["blocks_per_iteration"] = static_cast<double>(kBlocks);
   const double decompress_ns =
       static_cast<double>(metrics.decompress_nanos) / static_cast<double>(metrics.blocks);
   state.counters["reader_decompress_ns"] = decompress_ns;

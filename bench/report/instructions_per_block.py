@@ -8,11 +8,15 @@ Runs the PerBlock case of read_benchmark named by the second argument under
 decompressor's own calls cost, and divides by the blocks decoded. On a noisy machine a timing
 moves by tens of percent from run to run; this count does not move, so it shows what a change
 to the per-block path did when the timings cannot. Needs valgrind (apt-get install valgrind);
-the count includes the segment's fixed cost spread over its 32 blocks, but not the warm-up's
-one-time schema parse.
+the count includes the segment's fixed cost spread over its 32 blocks. It covers one read of
+the segment in the timed loop, the last (callgrind zeroes its counters as each read starts and
+dumps them as the loop ends), so the warm-up's one-time work (the schema parsed, contexts made,
+the first arenas allocated) is not in it, and the count does not depend on how many iterations
+the run made.
 """
 
 import argparse
+import json
 import pathlib
 import re
 import subprocess
@@ -30,17 +34,28 @@ def main():
     parser.add_argument("case", help="the PerBlock arguments, such as 'columns:50/codec:1'")
     args = parser.parse_args()
 
+    one_read = "sluice::(anonymous namespace)::WarmReader::Read*"
+    timed_loop = "sluice::(anonymous namespace)::TimePaired*"
     with tempfile.TemporaryDirectory() as directory:
         out = pathlib.Path(directory) / "callgrind.out"
-        subprocess.run(
+        run = subprocess.run(
             ["valgrind", "--tool=callgrind", "--toggle-collect=sluice::PartitionReader::TryNext*",
+             f"--zero-before={one_read}", f"--dump-after={timed_loop}",
              f"--callgrind-out-file={out}", args.binary,
-             f"--benchmark_filter=PerBlock/{args.case}", "--benchmark_min_time=0.01"],
-            check=True, capture_output=True)
-        inclusive = subprocess.run(["callgrind_annotate", "--inclusive=yes", str(out)],
+             f"--benchmark_filter=PerBlock/{args.case}", "--benchmark_min_time=0.01",
+             "--benchmark_format=json"],
+            check=True, capture_output=True, text=True)
+        reported = json.loads(run.stdout)["benchmarks"]
+        if len(reported) != 1:
+            sys.exit(f"the case names {len(reported)} benchmarks; name exactly one")
+        blocks = int(reported[0]["blocks_per_iteration"])  # a read decodes one segment
+        # One dump per round (callgrind.out.1, .2, ...), each of its last read.
+        dumps = sorted(pathlib.Path(directory).glob("callgrind.out.*"),
+                       key=lambda path: int(path.suffix[1:]))
+        if not dumps:
+            sys.exit("no timed loop was dumped; is the case name right?")
+        inclusive = subprocess.run(["callgrind_annotate", "--inclusive=yes", str(dumps[-1])],
                                    check=True, capture_output=True, text=True).stdout
-        calls = subprocess.run(["callgrind_annotate", "--tree=calling", str(out)],
-                               check=True, capture_output=True, text=True).stdout
 
     total = number(re.search(r"([\d,]+) .*PROGRAM TOTALS", inclusive).group(1))
 
@@ -52,14 +67,7 @@ def main():
         return max(counts, default=0)
 
     decompression = inclusive_of(r"Decompressor\w*::Decompress(WithRoom)?\(")
-    # The warm-up's one-time work (parsing the schema, making the decompressor) is not a
-    # block's: left in, it would make the count depend on how many blocks the run decoded.
-    one_time = inclusive_of(r"ipc::SchemaFromFlatbuffer\(") + inclusive_of(r"Decompressor::Make\(")
-    blocks_match = re.search(r"> .*DecodeRecordBatch.*\(([\d,]+)x\)", calls)
-    if blocks_match is None:
-        sys.exit("no block was decoded; is the case name right?")
-    blocks = number(blocks_match.group(1))
-    print(f"{args.case}: {blocks} blocks, {(total - decompression - one_time) // blocks} instructions a block "
+    print(f"{args.case}: {blocks} blocks, {(total - decompression) // blocks} instructions a block "
           f"outside decompression")
 
 
