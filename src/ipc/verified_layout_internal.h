@@ -51,7 +51,7 @@ class VerifiedLayout {
 
  private:
   std::vector<uint8_t> bytes_;
-  std::vector<ByteRange> compared_;  // the ranges Matches compares
+  std::vector<uint32_t> compared_words_;  // where the 8-byte words Matches compares start
 };
 
 }  // namespace sluice::ipc
