@@ -621,9 +621,11 @@ class SegmentDecoder::Impl {
       SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(codec));
       const auto* entries =
           reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
-      if (const std::optional<int64_t> arena_size = CompressedArenaSize(message, entries, count)) {
-        return DecompressInto(message, entries, count, *arena_size, decompressor);
+      // The first block (no size to start from) takes the general pass, which sizes the arena.
+      if (arena_hint_ > 0 && DecompressInOnePass(message, entries, count, decompressor)) {
+        return Status::OK();
       }
+      uses_input_bytes_ = false;  // the general pass below starts over
     }
     arena_sizes_.resize(static_cast<size_t>(count));
 
@@ -673,6 +675,7 @@ class SegmentDecoder::Impl {
     }
 
     // Second pass: decompress or copy into the arena.
+    arena_hint_ = NextArenaHint(arena_size);
     if (arena_size > 0) {
       std::shared_ptr<AlignedBuffer> arena = AcquireArena(arena_size);
       int64_t position = 0;
@@ -697,71 +700,89 @@ class SegmentDecoder::Impl {
     return Status::OK();
   }
 
-  // The first pass of the common case of a compressed body: every buffer inside the body, each
-  // one empty, stored raw at an aligned address, or compressed to a size within the limits.
-  // Returns the arena the block needs, or nothing for any other body (ResolveBuffers' general
-  // pass then copies what is misaligned or names what is wrong). Keeps nothing per buffer: the
-  // second pass reads the entries and length prefixes again, from the cache.
-  std::optional<int64_t> CompressedArenaSize(const Message& message, const fb::Buffer* entries,
-                                             int64_t count) const {
+  // The common case of a compressed body, in one pass over the buffer entries: every buffer
+  // inside the body, each one empty, stored raw at an aligned address, or compressed to a size
+  // within the limits and decompressing without error. Each compressed buffer is decompressed
+  // into the block's arena, which starts at the size recent blocks needed and grows (moving
+  // what it holds) when this one needs more. Returns false, with nothing the caller may use,
+  // for any other body: ResolveBuffers' general pass then copies what is misaligned or names
+  // what is wrong, in its own order.
+  bool DecompressInOnePass(const Message& message, const fb::Buffer* entries, int64_t count,
+                           Decompressor* decompressor) {
     const uint64_t body_length = static_cast<uint64_t>(message.body_length);
-    int64_t arena_size = 0;
+    int64_t capacity = arena_hint_;
+    std::shared_ptr<AlignedBuffer> arena = capacity > 0 ? AcquireArena(capacity) : nullptr;
+    int64_t position = 0;
+    const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < count; ++i) {
       // Unsigned, so a negative offset or length is out of bounds too.
       const uint64_t offset = static_cast<uint64_t>(entries[i].offset());
       const uint64_t length = static_cast<uint64_t>(entries[i].length());
-      if (offset > body_length || length > body_length - offset) return std::nullopt;
-      if (length == 0) continue;
-      if (length < static_cast<uint64_t>(ipc::kCompressedLengthPrefixSize)) return std::nullopt;
-      const uint8_t* bytes = message.body + offset;
-      const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
-      if (declared == ipc::kUncompressedBufferMarker) {
-        if (!IsAligned(bytes + ipc::kCompressedLengthPrefixSize)) return std::nullopt;
-      } else if (declared < 0 || declared > options_.max_block_bytes) {
-        return std::nullopt;
-      } else {
-        arena_size += bits::RoundUp(declared, ipc::kBufferAlignment);
-      }
-    }
-    if (arena_size > options_.max_block_bytes) return std::nullopt;
-    return arena_size;
-  }
-
-  // The second pass of that case: decompresses each compressed buffer into the block's arena
-  // and views the others in place.
-  Status DecompressInto(const Message& message, const fb::Buffer* entries, int64_t count,
-                        int64_t arena_size, Decompressor* decompressor) {
-    std::shared_ptr<AlignedBuffer> arena = arena_size > 0 ? AcquireArena(arena_size) : nullptr;
-    const auto start = std::chrono::steady_clock::now();
-    int64_t position = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t length = entries[i].length();
+      if (offset > body_length || length > body_length - offset) return false;
       if (length == 0) {
         views_[i] = BufferView{};
         continue;
       }
-      const uint8_t* bytes = message.body + entries[i].offset();
+      if (length < static_cast<uint64_t>(ipc::kCompressedLengthPrefixSize)) return false;
+      const uint8_t* bytes = message.body + offset;
       const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
       const uint8_t* payload = bytes + ipc::kCompressedLengthPrefixSize;
-      const int64_t payload_size = length - ipc::kCompressedLengthPrefixSize;
+      const auto payload_size = static_cast<int64_t>(length) - ipc::kCompressedLengthPrefixSize;
       if (declared == ipc::kUncompressedBufferMarker) {
+        if (!IsAligned(payload)) return false;
         views_[i] = BufferView{payload, payload_size};
         uses_input_bytes_ |= payload_size > 0;
         continue;
       }
+      if (declared < 0 || declared > options_.max_block_bytes) return false;
       if (declared == 0) {
         views_[i] = BufferView{};
         continue;
       }
+      const int64_t end = position + bits::RoundUp(declared, ipc::kBufferAlignment);
+      if (end > capacity) {
+        if (end > options_.max_block_bytes) return false;
+        capacity = std::min(std::max(end, 2 * capacity), options_.max_block_bytes);
+        GrowArena(&arena, position, capacity, i);
+      }
       uint8_t* dest = arena->data() + position;
-      SLUICE_RETURN_NOT_OK(DecompressBuffer(decompressor, message, i, entries[i], dest, declared,
-                                            arena_size + kArenaRoom - position));
+      Status decompressed = decompressor->DecompressWithRoom(payload, payload_size, dest, declared,
+                                                             capacity + kArenaRoom - position);
+      if (!decompressed.ok()) return false;
+      metrics_.decompressed_bytes += declared;
       views_[i] = BufferView{dest, declared};
-      position += bits::RoundUp(declared, ipc::kBufferAlignment);
+      position = end;
     }
     AddDecompressNanos(start);
-    arena_ = std::move(arena);
-    return Status::OK();
+    arena_hint_ = NextArenaHint(position);
+    arena_ = position > 0 ? std::move(arena) : nullptr;
+    return true;
+  }
+
+  // The arena size the next block starts with, after one that needed `needed` bytes: the most
+  // a recent block needed. A larger block grows it once; after one outsized block, the size
+  // comes back down by a sixteenth a block.
+  int64_t NextArenaHint(int64_t needed) const {
+    return std::max(needed, arena_hint_ - arena_hint_ / 16);
+  }
+
+  // Moves the `used` bytes of `*arena` (null when there is none yet) into a new arena of
+  // `capacity` bytes, and points the views of buffers [0, viewed) that were in it there.
+  void GrowArena(std::shared_ptr<AlignedBuffer>* arena, int64_t used, int64_t capacity,
+                 int64_t viewed) {
+    std::shared_ptr<AlignedBuffer> grown = AcquireArena(capacity);
+    if (*arena != nullptr && used > 0) {
+      const uint8_t* old_start = (*arena)->data();
+      std::memcpy(grown->data(), old_start, static_cast<size_t>(used));
+      // As addresses: the views of buffers stored raw point into the input instead.
+      const auto old_address = reinterpret_cast<uintptr_t>(old_start);
+      for (int64_t j = 0; j < viewed; ++j) {
+        BufferView& view = views_[j];
+        const uintptr_t moved = reinterpret_cast<uintptr_t>(view.data) - old_address;
+        if (moved < static_cast<uintptr_t>(used)) view.data = grown->data() + moved;
+      }
+    }
+    *arena = std::move(grown);
   }
 
   // An arena for a block's `arena_size` bytes of buffers, with the room past them a codec may use.
@@ -1134,6 +1155,8 @@ class SegmentDecoder::Impl {
   // Bytes past a block's buffers in its arena, which a codec may clobber while decoding the last
   // one (Decompressor::DecompressWithRoom): what LZ4's fast path needs.
   static constexpr int64_t kArenaRoom = 64;
+  // The arena size a compressed block starts with (see DecompressInOnePass).
+  int64_t arena_hint_ = 0;
   // Arenas kept for reuse, lent or free, in bytes: a few blocks' worth at the default block size.
   static constexpr int64_t kPooledArenaBytes = int64_t{8} << 20;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "sluice/format/array_builder.h"
 #include "sluice/format/array_compare.h"
@@ -105,10 +106,8 @@ TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
 TEST_P(SegmentRoundTripTest, ADroppedBatchLendsItsArenaToALaterBlock) {
   if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
   auto schema = testing::AllTypesSchema(3);
-  std::vector<RecordBatch> batches;
-  for (int64_t seed = 0; seed < 4; ++seed) {
-    batches.push_back(testing::RandomBatch(schema, 100, seed));
-  }
+  // Blocks of one size: a larger block would grow its arena (see the next test).
+  const std::vector<RecordBatch> batches(4, testing::RandomBatch(schema, 100, 1));
   const AlignedBuffer bytes = EncodeEveryBuffer(GetParam(), batches);
   SegmentDecoder decoder;
   ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "test segment").ok());
@@ -128,6 +127,34 @@ TEST_P(SegmentRoundTripTest, ADroppedBatchLendsItsArenaToALaterBlock) {
   EXPECT_EQ(decoder.metrics().arenas_made, 2);
   std::string difference;
   EXPECT_TRUE(BatchesEqual(batches[0], held[0], &difference)) << difference;
+}
+
+// Blocks larger than any before grow the arena they start in, midway, moving the buffers
+// decompressed so far; views of buffers stored raw stay on the input. Every block is held to
+// the end, so an arena reused too early or a view left behind shows.
+TEST_P(SegmentRoundTripTest, ALargerBlockGrowsItsArena) {
+  if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
+  auto schema = testing::AllTypesSchema(2);
+  std::vector<RecordBatch> batches;
+  int64_t seed = 0;
+  for (int64_t rows : {10, 100, 60, 1000, 3000, 5, 2000}) {
+    batches.push_back(testing::RandomBatch(schema, rows, ++seed));
+  }
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  AlignedBuffer mixed;  // small or incompressible buffers stored raw, the others compressed
+  ASSERT_TRUE(encoder->AppendSegment(batches, &mixed).ok());
+  const AlignedBuffer every = EncodeEveryBuffer(GetParam(), batches);  // all compressed
+  for (const AlignedBuffer* bytes : {&std::as_const(mixed), &every}) {
+    SegmentDecoder decoder;
+    std::vector<RecordBatch> decoded = DecodeAll(*bytes, &decoder);
+    ASSERT_EQ(decoded.size(), batches.size());
+    for (size_t i = 0; i < batches.size(); ++i) {
+      std::string difference;
+      EXPECT_TRUE(BatchesEqual(batches[i], decoded[i], &difference)) << i << difference;
+    }
+  }
 }
 
 // A block that decodes past max_block_bytes, each of its buffers within the limit, is an error
