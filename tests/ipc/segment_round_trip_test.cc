@@ -11,6 +11,7 @@
 #include "sluice/format/array_compare.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/ipc/segment_encoder.h"
+#include "support/encoded_segment.h"
 #include "support/random_batch.h"
 
 namespace sluice {
@@ -363,17 +364,6 @@ TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {
   EXPECT_EQ(decoder.metrics().schemas_cached, 4);
 }
 
-// Encodes `batches` as one segment with `codec`.
-AlignedBuffer SegmentOf(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
-                        CompressionCodec codec) {
-  SegmentEncoderOptions options;
-  options.codec = codec;
-  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-  AlignedBuffer bytes;
-  EXPECT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
-  return bytes;
-}
-
 // A consumer done with a batch hands its vectors back, and the decoder builds a later batch in
 // them instead of allocating new ones: the flat path overwrites the columns it finds there, and
 // the general path rebuilds them. Storage lent by a batch of nested columns, whose elements
@@ -395,7 +385,8 @@ TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledStorage) {
       SegmentDecoder lender_decoder;
       const RecordBatch lender_input = testing::RandomBatch(lender_schema, 30, 7);
       // Kept while the lent batch is read: an uncompressed batch views these bytes.
-      const AlignedBuffer lender_bytes = SegmentOf(lender_schema, {lender_input}, GetParam());
+      const AlignedBuffer lender_bytes =
+          testing::EncodedSegment(lender_schema, {lender_input}, GetParam());
       std::vector<RecordBatch> lent = DecodeAll(lender_bytes, &lender_decoder);
       ASSERT_EQ(lent.size(), 1u);
       ASSERT_TRUE(BatchesEqual(lender_input, lent[0]));
@@ -413,7 +404,7 @@ TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledStorage) {
 
       const std::vector<RecordBatch> inputs = {testing::RandomBatch(schema, 30, 1),
                                                testing::RandomBatch(schema, 30, 2)};
-      const AlignedBuffer bytes = SegmentOf(schema, inputs, GetParam());
+      const AlignedBuffer bytes = testing::EncodedSegment(schema, inputs, GetParam());
       SegmentDecoder decoder;
       ASSERT_TRUE(decoder.Begin(bytes.data(), bytes.size(), nullptr, "recycled").ok());
       auto first = decoder.Next();

@@ -11,7 +11,7 @@
 #include "sluice/base/bit_ops.h"
 #include "sluice/format/array_compare.h"
 #include "sluice/ipc/segment_decoder.h"
-#include "sluice/ipc/segment_encoder.h"
+#include "support/encoded_segment.h"
 #include "support/random_batch.h"
 
 namespace sluice::ipc {
@@ -48,11 +48,7 @@ std::vector<MessageSpan> SplitMessages(const Bytes& segment) {
 // A segment of a schema and one block for each batch, encoded with `codec`.
 Bytes Encode(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
              CompressionCodec codec) {
-  SegmentEncoderOptions options;
-  options.codec = codec;
-  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-  AlignedBuffer bytes;
-  EXPECT_TRUE(encoder->AppendSegment(batches, &bytes).ok());
+  const AlignedBuffer bytes = testing::EncodedSegment(schema, batches, codec);
   return Bytes(bytes.data(), bytes.data() + bytes.size());
 }
 
