@@ -12,7 +12,10 @@ RecordBatch RecordBatch::Slice(int64_t start, int64_t count) const {
 RecordBatch::Storage RecordBatch::TakeStorage(RecordBatch&& batch) {
   Storage storage{std::move(batch.columns_), std::move(batch.owners_)};
   storage.owners.clear();
-  batch = RecordBatch();
+  // The moved-from vectors are empty already: assigning a new batch would only run their
+  // destructors and a temporary's.
+  batch.schema_.reset();
+  batch.num_rows_ = 0;
   return storage;
 }
 
