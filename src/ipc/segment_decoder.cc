@@ -537,7 +537,8 @@ class SegmentDecoder::Impl {
     bool assembled = false;
     if (current_->all_flat) {
       // A recycled vector of this schema's batch keeps its elements, to be overwritten.
-      columns.resize(current_->columns.size());
+      // (Checked first: resize is a call even when the size is right.)
+      if (columns.size() != current_->columns.size()) columns.resize(current_->columns.size());
       if (codec == CompressionCodec::kNone) {
         assembled = AssembleInPlace(message, FieldNodes(nodes), buffers, length, columns.data());
       } else {
