@@ -4,7 +4,7 @@
 
 namespace sluice::internal {
 
-Status BatchCoalescer::Add(RecordBatch batch, std::deque<RecordBatch>* out) {
+Status BatchCoalescer::Add(RecordBatch batch, BatchQueue* out) {
   const int64_t rows = batch.num_rows();
   if (rows == 0) return Status::OK();
   const int64_t bytes = batch.ReferencedBytes();
@@ -23,7 +23,7 @@ Status BatchCoalescer::Add(RecordBatch batch, std::deque<RecordBatch>* out) {
   return Status::OK();
 }
 
-Status BatchCoalescer::Flush(std::deque<RecordBatch>* out) {
+Status BatchCoalescer::Flush(BatchQueue* out) {
   if (held_.empty()) return Status::OK();
   if (held_.size() == 1) {
     out->push_back(std::move(held_.front()));

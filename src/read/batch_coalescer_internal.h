@@ -8,10 +8,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
+#include "batch_queue_internal.h"
 #include "sluice/base/status.h"
 #include "sluice/format/record_batch.h"
 #include "sluice/ipc/batch_concatenator.h"
@@ -31,9 +31,9 @@ class BatchCoalescer {
       : target_rows_(target_rows), target_bytes_(target_bytes) {}
 
   /// Adds `batch`; appends to `out` the batches that are complete.
-  Status Add(RecordBatch batch, std::deque<RecordBatch>* out);
+  Status Add(RecordBatch batch, BatchQueue* out);
   /// Appends everything held to `out` (joined into one batch).
-  Status Flush(std::deque<RecordBatch>* out);
+  Status Flush(BatchQueue* out);
 
   bool empty() const { return held_.empty(); }
   const CoalesceCounters& counters() const { return counters_; }

@@ -18,7 +18,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +25,7 @@
 
 #include "base/aligned_buffer_pool_internal.h"
 #include "batch_coalescer_internal.h"
+#include "batch_queue_internal.h"
 #include "map_output_file_reader_internal.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/read/partition_reader.h"
@@ -90,7 +90,7 @@ class BatchProducer {
   SegmentDecoder decoder_;
   std::shared_ptr<AlignedBufferPool> pool_;
   std::optional<BatchCoalescer> coalescer_;
-  std::deque<RecordBatch> ready_;
+  BatchQueue ready_;
   std::atomic<bool> interrupted_{false};
 
   // Where the walk is.

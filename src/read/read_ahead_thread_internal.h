@@ -14,13 +14,13 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "batch_producer_internal.h"
+#include "batch_queue_internal.h"
 
 namespace sluice::internal {
 
@@ -49,7 +49,7 @@ class ReadAheadThread {
   mutable std::mutex mutex_;
   std::condition_variable produced_;  // a batch or the end is there for the consumer
   std::condition_variable consumed_;  // there is room for another batch, or stop_
-  std::deque<RecordBatch> batches_;
+  BatchQueue batches_;
   Status final_status_;
   // Set under mutex_ (so a sleeper cannot miss a change) and read without it while polling:
   // whether the producer is done (final_status_ is then set), stop_, and batches_.size().

@@ -21,11 +21,13 @@ std::vector<RecordBatch> Slices(const RecordBatch& batch, const std::vector<int6
 }
 
 std::vector<RecordBatch> Coalesce(BatchCoalescer& coalescer, const std::vector<RecordBatch>& in) {
-  std::deque<RecordBatch> out;
+  BatchQueue out;
   for (const auto& batch : in) EXPECT_TRUE(coalescer.Add(batch, &out).ok());
   EXPECT_TRUE(coalescer.Flush(&out).ok());
   EXPECT_TRUE(coalescer.empty());
-  return std::vector<RecordBatch>(out.begin(), out.end());
+  std::vector<RecordBatch> batches;
+  for (; !out.empty(); out.pop_front()) batches.push_back(std::move(out.front()));
+  return batches;
 }
 
 std::vector<int64_t> RowCounts(const std::vector<RecordBatch>& batches) {
