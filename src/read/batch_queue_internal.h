@@ -32,13 +32,6 @@ class BatchQueue {
     --count_;
   }
 
-  /// Removes every batch (releasing what they hold); the slots stay.
-  void clear() {
-    for (RecordBatch& slot : slots_) slot = RecordBatch();
-    head_ = 0;
-    count_ = 0;
-  }
-
  private:
   // Doubles the slots (a power of two, so that positions wrap with a mask), the queued
   // batches first, in order.

@@ -33,7 +33,10 @@ TEST(BatchQueueTest, KeepsOrderAcrossWrapsAndGrowth) {
     ASSERT_EQ(queue.size(), expected.size());
     ASSERT_EQ(queue.empty(), expected.empty());
   }
-  queue.clear();
+  for (; !expected.empty(); expected.pop_front()) {
+    EXPECT_EQ(queue.front().num_rows(), expected.front());
+    queue.pop_front();
+  }
   EXPECT_TRUE(queue.empty());
   queue.push_back(testing::RandomBatch(schema, 3, 3));
   EXPECT_EQ(queue.front().num_rows(), 3);
