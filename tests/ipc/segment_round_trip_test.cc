@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
-#include <utility>
 
 #include "sluice/format/array_builder.h"
 #include "sluice/format/array_compare.h"
@@ -141,13 +140,10 @@ TEST_P(SegmentRoundTripTest, ALargerBlockGrowsItsArena) {
   for (int64_t rows : {10, 100, 60, 1000, 3000, 5, 2000}) {
     batches.push_back(testing::RandomBatch(schema, rows, ++seed));
   }
-  SegmentEncoderOptions options;
-  options.codec = GetParam();
-  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-  AlignedBuffer mixed;  // small or incompressible buffers stored raw, the others compressed
-  ASSERT_TRUE(encoder->AppendSegment(batches, &mixed).ok());
-  const AlignedBuffer every = EncodeEveryBuffer(GetParam(), batches);  // all compressed
-  for (const AlignedBuffer* bytes : {&std::as_const(mixed), &every}) {
+  // Small or incompressible buffers stored raw and the others compressed; all compressed.
+  const AlignedBuffer mixed = testing::EncodedSegment(schema, batches, GetParam());
+  const AlignedBuffer every = EncodeEveryBuffer(GetParam(), batches);
+  for (const AlignedBuffer* bytes : {&mixed, &every}) {
     SegmentDecoder decoder;
     std::vector<RecordBatch> decoded = DecodeAll(*bytes, &decoder);
     ASSERT_EQ(decoded.size(), batches.size());
