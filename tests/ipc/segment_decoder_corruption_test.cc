@@ -14,15 +14,8 @@
 namespace sluice {
 namespace {
 
-// The reference "mixed" schema: Int32, nullable Utf8, Date32, Decimal128(11, 2).
-SchemaPtr MixedSchema() {
-  return std::make_shared<Schema>(std::vector<Field>{
-      MakeField("c0", DataType::Int32(), false), MakeField("c1", DataType::Utf8()),
-      MakeField("c2", DataType::Date32(), false),
-      MakeField("c3", DataType::Decimal128(11, 2), false)});
-}
-
-std::string EncodeSegment(CompressionCodec codec, int64_t rows, SchemaPtr schema = MixedSchema()) {
+std::string EncodeSegment(CompressionCodec codec, int64_t rows,
+                          SchemaPtr schema = testing::MixedSchema()) {
   SegmentEncoderOptions options;
   options.codec = codec;
   auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
@@ -258,7 +251,7 @@ std::string DecodeAtAndReencode(const std::string& segment, size_t misalignment)
   auto batch = decoder.Next();
   EXPECT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
   if (!batch.ok() || !batch->has_value()) return {};
-  auto encoder = SegmentEncoder::Make(MixedSchema(), SegmentEncoderOptions()).ValueOrDie();
+  auto encoder = SegmentEncoder::Make(testing::MixedSchema(), SegmentEncoderOptions()).ValueOrDie();
   AlignedBuffer encoded;
   EXPECT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&**batch, 1), &encoded).ok());
   return std::string(reinterpret_cast<const char*>(encoded.data()),

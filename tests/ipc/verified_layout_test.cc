@@ -57,10 +57,16 @@ Bytes MetadataOf(const Bytes& segment, const MessageSpan& span) {
                segment.begin() + static_cast<std::ptrdiff_t>(span.metadata + span.metadata_size));
 }
 
+// `bytes` at an 8-byte aligned address, as the decoder reads metadata.
+AlignedBuffer Aligned(const Bytes& bytes) {
+  AlignedBuffer copy;
+  copy.Append(bytes.data(), static_cast<int64_t>(bytes.size()));
+  return copy;
+}
+
 // Whether the verifier accepts `metadata`, read at an aligned address as the decoder reads it.
 bool Verifies(const Bytes& metadata) {
-  AlignedBuffer copy;
-  copy.Append(metadata.data(), static_cast<int64_t>(metadata.size()));
+  const AlignedBuffer copy = Aligned(metadata);
   flatbuffers::Verifier verifier(copy.data(), metadata.size(), 128, 1u << 20);
   return fb::VerifyMessageBuffer(verifier);
 }
@@ -68,24 +74,15 @@ bool Verifies(const Bytes& metadata) {
 // Learns the layout of `metadata`, which the verifier must accept.
 VerifiedLayout LearnedFrom(const Bytes& metadata) {
   EXPECT_TRUE(Verifies(metadata));
-  AlignedBuffer copy;
-  copy.Append(metadata.data(), static_cast<int64_t>(metadata.size()));
+  const AlignedBuffer copy = Aligned(metadata);
   VerifiedLayout layout;
   layout.Learn(copy.data(), metadata.size(), *fb::GetMessage(copy.data()));
   return layout;
 }
 
 bool Matches(const VerifiedLayout& layout, const Bytes& metadata) {
-  AlignedBuffer copy;
-  copy.Append(metadata.data(), static_cast<int64_t>(metadata.size()));
+  const AlignedBuffer copy = Aligned(metadata);
   return layout.Matches(copy.data(), metadata.size());
-}
-
-SchemaPtr FlatSchema() {
-  return std::make_shared<Schema>(std::vector<Field>{
-      MakeField("c0", DataType::Int32(), false), MakeField("c1", DataType::Utf8()),
-      MakeField("c2", DataType::Date32(), false),
-      MakeField("c3", DataType::Decimal128(11, 2), false)});
 }
 
 TEST(RangesOutsideTest, ComparesEverythingButTheValues) {
@@ -110,7 +107,7 @@ TEST(RangesOutsideTest, RefusesValuesThatOverlapStructureOrEachOther) {
 class VerifiedLayoutTest : public ::testing::TestWithParam<CompressionCodec> {};
 
 TEST_P(VerifiedLayoutTest, AMatchIsAlwaysAMessageTheVerifierAccepts) {
-  for (const SchemaPtr& schema : {FlatSchema(), testing::AllTypesSchema(2)}) {
+  for (const SchemaPtr& schema : {testing::MixedSchema(), testing::AllTypesSchema(2)}) {
     const Bytes segment =
         Encode(schema, {testing::RandomBatch(schema, 5, 1), testing::RandomBatch(schema, 9, 2)},
                GetParam());
@@ -143,7 +140,7 @@ TEST_P(VerifiedLayoutTest, AMatchIsAlwaysAMessageTheVerifierAccepts) {
 }
 
 TEST_P(VerifiedLayoutTest, AnotherSizeOrNoLayoutDoesNotMatch) {
-  const SchemaPtr schema = FlatSchema();
+  const SchemaPtr schema = testing::MixedSchema();
   const Bytes segment = Encode(schema, {testing::RandomBatch(schema, 5, 1)}, GetParam());
   const std::vector<MessageSpan> spans = SplitMessages(segment);
   const Bytes block = MetadataOf(segment, spans[1]);
@@ -154,8 +151,7 @@ TEST_P(VerifiedLayoutTest, AnotherSizeOrNoLayoutDoesNotMatch) {
   // A Schema message is not learned: a layout learned before stays.
   VerifiedLayout layout = LearnedFrom(block);
   const Bytes schema_message = MetadataOf(segment, spans[0]);
-  AlignedBuffer copy;
-  copy.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
+  const AlignedBuffer copy = Aligned(schema_message);
   layout.Learn(copy.data(), schema_message.size(), *fb::GetMessage(copy.data()));
   EXPECT_FALSE(Matches(layout, schema_message));
   EXPECT_TRUE(Matches(layout, block));
@@ -164,11 +160,10 @@ TEST_P(VerifiedLayoutTest, AnotherSizeOrNoLayoutDoesNotMatch) {
 TEST_P(VerifiedLayoutTest, AMessageWhoseVectorsShareBytesIsNeverLearned) {
   // The nodes offset rewritten to point at the buffers vector: the verifier accepts the message
   // (flatbuffers may share), but its values overlap, so the layout must not be learned.
-  const SchemaPtr schema = FlatSchema();
+  const SchemaPtr schema = testing::MixedSchema();
   const Bytes segment = Encode(schema, {testing::RandomBatch(schema, 5, 1)}, GetParam());
   Bytes block = MetadataOf(segment, SplitMessages(segment)[1]);
-  AlignedBuffer copy;
-  copy.Append(block.data(), static_cast<int64_t>(block.size()));
+  const AlignedBuffer copy = Aligned(block);
   const fb::RecordBatch* batch = fb::GetMessage(copy.data())->header_as_RecordBatch();
   const auto* table = reinterpret_cast<const flatbuffers::Table*>(batch);
   const size_t nodes_slot =
@@ -180,8 +175,7 @@ TEST_P(VerifiedLayoutTest, AMessageWhoseVectorsShareBytesIsNeverLearned) {
   std::memcpy(block.data() + nodes_slot, &relative, sizeof(relative));
   ASSERT_TRUE(Verifies(block));
 
-  AlignedBuffer shared;
-  shared.Append(block.data(), static_cast<int64_t>(block.size()));
+  const AlignedBuffer shared = Aligned(block);
   VerifiedLayout layout;
   layout.Learn(shared.data(), block.size(), *fb::GetMessage(shared.data()));
   EXPECT_FALSE(layout.Matches(shared.data(), block.size()));
@@ -226,7 +220,7 @@ Result<RecordBatch> LastBatch(const Bytes& segment, SegmentDecoderMetrics* metri
 }
 
 TEST_P(VerifiedLayoutTest, ADecoderThatLearnedALayoutDecodesAsOneThatDidNot) {
-  const SchemaPtr schema = FlatSchema();
+  const SchemaPtr schema = testing::MixedSchema();
   const Bytes segment = Encode(
       schema, {testing::RandomBatch(schema, 5, 1), testing::RandomBatch(schema, 9, 2)}, GetParam());
   const std::vector<MessageSpan> spans = SplitMessages(segment);
@@ -257,7 +251,7 @@ TEST_P(VerifiedLayoutTest, ADecoderThatLearnedALayoutDecodesAsOneThatDidNot) {
 }
 
 TEST_P(VerifiedLayoutTest, AStreamVerifiesItsSchemaAndFirstBlockOnly) {
-  const SchemaPtr schema = FlatSchema();
+  const SchemaPtr schema = testing::MixedSchema();
   std::vector<RecordBatch> batches;
   for (int i = 0; i < 32; ++i) batches.push_back(testing::RandomBatch(schema, 1 + i, i));
   const Bytes segment = Encode(schema, batches, GetParam());

@@ -53,8 +53,8 @@ TypePtr RandomType(std::mt19937_64& rng, int depth) {
       std::vector<Field> fields;
       const int field_count = count(rng);
       for (int i = 0; i < field_count; ++i) {
-        fields.push_back(MakeField("f" + std::to_string(i), RandomType(rng, depth - 1),
-                                   (rng() & 3) != 0));
+        fields.push_back(
+            MakeField("f" + std::to_string(i), RandomType(rng, depth - 1), (rng() & 3) != 0));
       }
       return DataType::Struct(std::move(fields));
     }
@@ -66,6 +66,13 @@ TypePtr RandomType(std::mt19937_64& rng, int depth) {
   }
 }
 
+SchemaPtr MixedSchema() {
+  return std::make_shared<Schema>(std::vector<Field>{
+      MakeField("c0", DataType::Int32(), false), MakeField("c1", DataType::Utf8()),
+      MakeField("c2", DataType::Date32(), false),
+      MakeField("c3", DataType::Decimal128(11, 2), false)});
+}
+
 SchemaPtr AllTypesSchema(int nested_depth) {
   std::vector<Field> fields;
   int index = 0;
@@ -73,9 +80,9 @@ SchemaPtr AllTypesSchema(int nested_depth) {
     fields.push_back(MakeField("c" + std::to_string(index++), type));
   }
   // One column of every nested kind, each nested `nested_depth` deep.
-  TypePtr inner = DataType::Struct({MakeField("a", DataType::Int64()),
-                                    MakeField("b", DataType::Utf8()),
-                                    MakeField("c", DataType::Float64(), false)});
+  TypePtr inner =
+      DataType::Struct({MakeField("a", DataType::Int64()), MakeField("b", DataType::Utf8()),
+                        MakeField("c", DataType::Float64(), false)});
   for (int level = 1; level < nested_depth; ++level) {
     inner = DataType::Struct({MakeField("s", inner), MakeField("l", DataType::List(inner)),
                               MakeField("m", DataType::Map(DataType::Utf8(), inner))});
@@ -85,8 +92,8 @@ SchemaPtr AllTypesSchema(int nested_depth) {
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::LargeList(inner)));
   fields.push_back(
       MakeField("c" + std::to_string(index++), DataType::Map(DataType::Int32(), inner)));
-  fields.push_back(MakeField("c" + std::to_string(index++),
-                             DataType::List(DataType::List(DataType::Utf8()))));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++), DataType::List(DataType::List(DataType::Utf8()))));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }

@@ -26,6 +26,10 @@ std::vector<TypePtr> AllLeafTypes();
 /// children are random types of depth - 1.
 TypePtr RandomType(std::mt19937_64& rng, int depth);
 
+/// Returns the reference "mixed" schema: c0 Int32, c1 nullable Utf8, c2 Date32,
+/// c3 Decimal128(11, 2).
+SchemaPtr MixedSchema();
+
 /// Returns a schema with one column of every leaf type and nested columns of the given depth.
 SchemaPtr AllTypesSchema(int nested_depth);
 
