@@ -99,6 +99,44 @@ void AppendBufferReads(const DataType& type, uint32_t* next, std::vector<Planned
   }
 }
 
+// A flat column of a schema as AssembleFlatBlock assembles it: its place among the columns,
+// the index of its first buffer in a block's message, and (fixed-width) its bit width.
+struct FlatColumn {
+  const DataType* type = nullptr;  // owned by the cached schema
+  uint32_t column = 0;
+  uint32_t first_buffer = 0;
+  int64_t bit_width = 0;
+};
+
+// The flat columns of a schema grouped by kind, so that AssembleFlatBlock runs one loop per
+// kind with no dispatch per column (filled only when every column is flat).
+struct FlatColumns {
+  std::vector<FlatColumn> nulls;
+  std::vector<FlatColumn> fixed_width;
+  std::vector<FlatColumn> binary;        // 32-bit offsets
+  std::vector<FlatColumn> large_binary;  // 64-bit offsets
+
+  void Add(const ColumnPlan& plan, uint32_t column, uint32_t first_buffer) {
+    const FlatColumn flat{plan.type, column, first_buffer, plan.bit_width};
+    switch (plan.kind) {
+      case ColumnKind::kNull:
+        nulls.push_back(flat);
+        break;
+      case ColumnKind::kFixedWidth:
+        fixed_width.push_back(flat);
+        break;
+      case ColumnKind::kBinary:
+        binary.push_back(flat);
+        break;
+      case ColumnKind::kLargeBinary:
+        large_binary.push_back(flat);
+        break;
+      case ColumnKind::kNested:
+        break;
+    }
+  }
+};
+
 struct CachedSchema {
   std::string bytes;  // the Schema flatbuffer, which is the cache key
   SchemaPtr schema;
@@ -106,9 +144,8 @@ struct CachedSchema {
   int node_count = 0;
   int buffer_count = 0;
   std::vector<ColumnPlan> columns;
-  bool all_flat = true;       // no nested column: blocks take the one-pass path (AssembleFlatBlock)
-  size_t binary_columns = 0;  // flat columns with 32-bit offsets
-  size_t large_binary_columns = 0;  // flat columns with 64-bit offsets
+  bool all_flat = true;  // no nested column: blocks take the short path (AssembleFlatBlock)
+  FlatColumns flat;
   // The buffers assembling and checking a block reads, in message order, so that resolving an
   // uncompressed block starts exactly those loads.
   std::vector<PlannedRead> reads;
@@ -139,7 +176,20 @@ bool OffsetsIncreaseScalar(const PendingOffsets<Offset>* columns, size_t size) {
 }
 
 #if SLUICE_HAVE_AVX2_DISPATCH
-// Eight (32-bit) or four (64-bit) neighbours per comparison, one accumulator for the block.
+// Lanes where offsets[i] > offsets[i + 1], for the kLanes neighbours from `offsets`.
+template <typename Offset>
+SLUICE_TARGET_AVX2 inline __m256i DecreasingLanes(const Offset* offsets) {
+  const __m256i current = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets));
+  const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + 1));
+  if constexpr (sizeof(Offset) == 4) {
+    return _mm256_cmpgt_epi32(current, next);
+  } else {
+    return _mm256_cmpgt_epi64(current, next);
+  }
+}
+
+// Eight (32-bit) or four (64-bit) neighbours per comparison, two comparisons a step (a 64-row
+// column of 32-bit offsets is four steps), one accumulator for the block.
 template <typename Offset>
 [[gnu::noinline]] SLUICE_TARGET_AVX2 bool OffsetsIncreaseAvx2(const PendingOffsets<Offset>* columns,
                                                               size_t size) {
@@ -150,14 +200,14 @@ template <typename Offset>
     const Offset* offsets = columns[c].offsets;
     const int64_t count = columns[c].count;
     int64_t i = 0;
-    for (; i + kLanes <= count; i += kLanes) {
-      const __m256i current = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i));
-      const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + i + 1));
-      if constexpr (sizeof(Offset) == 4) {
-        decreasing = _mm256_or_si256(decreasing, _mm256_cmpgt_epi32(current, next));
-      } else {
-        decreasing = _mm256_or_si256(decreasing, _mm256_cmpgt_epi64(current, next));
-      }
+    for (; i + 2 * kLanes <= count; i += 2 * kLanes) {
+      decreasing = _mm256_or_si256(
+          decreasing,
+          _mm256_or_si256(DecreasingLanes(offsets + i), DecreasingLanes(offsets + i + kLanes)));
+    }
+    if (i + kLanes <= count) {
+      decreasing = _mm256_or_si256(decreasing, DecreasingLanes(offsets + i));
+      i += kLanes;
     }
     for (; i < count; ++i) tail_decreasing |= static_cast<uint32_t>(offsets[i + 1] < offsets[i]);
   }
@@ -462,11 +512,11 @@ class SegmentDecoder::Impl {
         entry->buffer_count += CountBuffers(*field.type);
         entry->columns.push_back(PlanColumn(*field.type));
         entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
-        entry->binary_columns += entry->columns.back().kind == ColumnKind::kBinary ? 1 : 0;
-        entry->large_binary_columns +=
-            entry->columns.back().kind == ColumnKind::kLargeBinary ? 1 : 0;
+        entry->flat.Add(entry->columns.back(), static_cast<uint32_t>(entry->columns.size() - 1),
+                        next_buffer);
         AppendBufferReads(*field.type, &next_buffer, &entry->reads);
       }
+      if (!entry->all_flat) entry->flat = FlatColumns{};
       metrics_.schemas_parsed += 1;
       // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
       if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
@@ -539,14 +589,9 @@ class SegmentDecoder::Impl {
       // A recycled vector of this schema's batch keeps its elements, to be overwritten.
       // (Checked first: resize is a call even when the size is right.)
       if (columns.size() != current_->columns.size()) columns.resize(current_->columns.size());
-      if (codec == CompressionCodec::kNone) {
-        assembled = AssembleInPlace(message, FieldNodes(nodes), buffers, length, columns.data());
-      } else {
-        SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
-        resolved = true;
-        ResolvedBuffers resolved_buffers{views_.data()};
-        assembled = AssembleFlatBlock(&resolved_buffers, FieldNodes(nodes), length, columns.data());
-      }
+      SLUICE_RETURN_NOT_OK(ResolveBuffers(message, buffers, codec));
+      resolved = true;
+      assembled = AssembleFlatBlock(views_.data(), FieldNodes(nodes), length, columns.data());
     }
     if (!assembled) {
       // Nested columns, misaligned buffers, or a check that failed: the general path, which
@@ -817,36 +862,47 @@ class SegmentDecoder::Impl {
 
   // The common case of ResolveBuffers, kept to a few instructions per buffer: an uncompressed
   // body whose buffers all lie inside it at aligned addresses becomes views of the input, and
-  // the loads assembly will make start now, so that the misses of many columns overlap. Returns
-  // false, having kept nothing, for any other body; ResolveBuffers then copies the misaligned
-  // buffers or reports the one out of bounds.
-  bool ResolveInPlace(const Message& message,
-                      const flatbuffers::Vector<const fb::Buffer*>* buffers) {
+  // the loads assembly will make start now, so that the misses of many columns overlap. The
+  // loop makes no check per buffer: what is out of bounds or misaligned is OR-ed up and checked
+  // once. Returns false, having kept nothing, for any other body; ResolveBuffers then copies the
+  // misaligned buffers or reports the one out of bounds. (Not inlined into ResolveBuffers, whose
+  // register pressure spilled this loop's state to the stack.)
+  [[gnu::noinline]] bool ResolveInPlace(const Message& message,
+                                        const flatbuffers::Vector<const fb::Buffer*>* buffers) {
     const uint32_t count = buffers != nullptr ? buffers->size() : 0;
-    views_.resize(count);
-    InPlaceBuffers in_place = InPlaceBuffersOf(message, buffers);
+    if (views_.size() != count) views_.resize(count);
+    const auto* entries =
+        reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
+    const auto body_address = reinterpret_cast<uintptr_t>(message.body);
+    const auto body_length = static_cast<uint64_t>(message.body_length);
+    BufferView* __restrict views = views_.data();
+    uint64_t out_of_bounds = 0;  // nonzero once a buffer is not inside the body
+    uint64_t any_length = 0;     // nonzero once a buffer has bytes
+    uintptr_t any_address = 0;   // every viewed address OR-ed, for the alignment check
     for (uint32_t i = 0; i < count; ++i) {
-      if (!in_place.Get(i, &views_[i])) return false;
+      // Unsigned, so a negative offset or length is out of bounds too; both below 2^62, so
+      // their sum does not wrap.
+      const auto offset = static_cast<uint64_t>(entries[i].offset());
+      const auto length = static_cast<uint64_t>(entries[i].length());
+      out_of_bounds |=
+          ((offset | length) >> 62) | static_cast<uint64_t>(offset + length > body_length);
+      // As an integer: the address is only used once the loop has found every buffer inside
+      // the body.
+      const uintptr_t address = length == 0 ? 0 : body_address + offset;
+      any_length |= length;
+      any_address |= address;
+      views[i] =
+          BufferView{reinterpret_cast<const uint8_t*>(address), static_cast<int64_t>(length)};
     }
-    if (!in_place.Finish()) return false;
-    for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
+    // (An offsets buffer is also checked for alignment before its first typed load, in
+    // OffsetsInRange.)
+    if (out_of_bounds != 0 || (any_address & (ipc::kBufferAlignment - 1)) != 0) return false;
+    for (const PlannedRead& read : current_->reads) {
+      const BufferView& view = views[read.buffer];
+      if (view.size != 0) PrefetchForAssembly(view.data, view.size, read.reads);
+    }
     arena_ = nullptr;
-    uses_input_bytes_ = in_place.any_length != 0;
-    return true;
-  }
-
-  // The one-pass path of a block whose columns are all flat and whose body is uncompressed:
-  // each buffer is viewed in place as its column is assembled, with the loads that assembly
-  // makes started first so that the misses of many columns overlap. Returns false, having kept
-  // nothing, when a buffer is out of bounds or misaligned or a check fails.
-  bool AssembleInPlace(const Message& message, const fb::FieldNode* nodes,
-                       const flatbuffers::Vector<const fb::Buffer*>* buffers, int64_t length,
-                       ArrayData* columns) {
-    InPlaceBuffers in_place = InPlaceBuffersOf(message, buffers);
-    for (const PlannedRead& read : current_->reads) in_place.Prefetch(read);
-    if (!AssembleFlatBlock(&in_place, nodes, length, columns)) return false;
-    arena_ = nullptr;
-    uses_input_bytes_ = in_place.any_length != 0;
+    uses_input_bytes_ = any_length != 0;
     return true;
   }
 
@@ -854,141 +910,87 @@ class SegmentDecoder::Impl {
     return nodes != nullptr ? reinterpret_cast<const fb::FieldNode*>(nodes->Data()) : nullptr;
   }
 
-  // Where the one-pass path finds buffer i of a block: in an uncompressed body, checked as it is
-  // read (inside the body, 8-byte aligned) ...
-  struct InPlaceBuffers {
-    const fb::Buffer* entries;
-    const uint8_t* body;
-    uint64_t body_length;
-    uint64_t any_length = 0;    // nonzero once a buffer has bytes
-    uintptr_t any_address = 0;  // every viewed address OR-ed, for Finish's alignment check
-
-    bool Get(uint32_t i, BufferView* out) {
-      // Unsigned, so a negative offset or length is out of bounds too.
-      const uint64_t offset = static_cast<uint64_t>(entries[i].offset());
-      const uint64_t length = static_cast<uint64_t>(entries[i].length());
-      if (offset > body_length || length > body_length - offset) return false;
-      const uint8_t* bytes = length == 0 ? nullptr : body + offset;
-      any_length |= length;
-      any_address |= reinterpret_cast<uintptr_t>(bytes);
-      *out = BufferView{bytes, static_cast<int64_t>(length)};
-      return true;
-    }
-
-    // True when every buffer viewed is 8-byte aligned (an offsets buffer is also checked before
-    // its first typed load, in OffsetsInRange).
-    bool Finish() const { return (any_address & (ipc::kBufferAlignment - 1)) == 0; }
-
-    void Prefetch(const PlannedRead& read) const {
-      const uint64_t offset = static_cast<uint64_t>(entries[read.buffer].offset());
-      const uint64_t length = static_cast<uint64_t>(entries[read.buffer].length());
-      if (length == 0 || offset > body_length || length > body_length - offset) return;
-      PrefetchForAssembly(body + offset, static_cast<int64_t>(length), read.reads);
-    }
-  };
-
-  // The buffers of `message` in place.
-  static InPlaceBuffers InPlaceBuffersOf(const Message& message,
-                                         const flatbuffers::Vector<const fb::Buffer*>* buffers) {
-    return InPlaceBuffers{
-        reinterpret_cast<const fb::Buffer*>(buffers != nullptr ? buffers->Data() : nullptr),
-        message.body, static_cast<uint64_t>(message.body_length)};
-  }
-
-  // ... or among the views ResolveBuffers made (decompressed, copied or in place).
-  struct ResolvedBuffers {
-    const BufferView* views;
-    bool Get(uint32_t i, BufferView* out) const {
-      *out = views[i];
-      return true;
-    }
-    bool Finish() const { return true; }  // ResolveBuffers aligned them
-  };
-
-  // Assembles every column of a block of flat columns in one pass, into `columns` (one
-  // element per column, overwritten whatever it held), and checks what AssembleFlat and
-  // CheckOffsetsIncrease check, with no call per column. Returns false at the first failed
-  // check; the general path then names it. `*source` is worked on as a local copy, so that its
-  // fields stay in registers, and updated on success.
-  template <typename Buffers>
-  bool AssembleFlatBlock(Buffers* source, const fb::FieldNode* nodes, int64_t length,
+  // Assembles every column of a block of flat columns, into `columns` (one element per column,
+  // overwritten whatever it held), and checks what AssembleFlat and CheckOffsetsIncrease check,
+  // with no call or dispatch per column: one loop per kind of column (FlatColumns), then one
+  // order check of every column's offsets. Returns false at the first failed check; the general
+  // path then names it. `views` holds the block's resolved buffers (ResolveBuffers).
+  bool AssembleFlatBlock(const BufferView* views, const fb::FieldNode* nodes, int64_t length,
                          ArrayData* columns) {
-    const CachedSchema& schema = *current_;
-    Buffers buffers = *source;
-    // Filled by index (no push_back per column): room for every binary-like column.
-    if (offsets32_.size() != schema.binary_columns) offsets32_.resize(schema.binary_columns);
-    if (offsets64_.size() != schema.large_binary_columns) {
-      offsets64_.resize(schema.large_binary_columns);
+    const FlatColumns& flat = current_->flat;
+    for (const FlatColumn& column : flat.nulls) {
+      if (!NodeFits(nodes[column.column], length)) return false;
+      // A null array is all nulls, whatever its node says, and has no buffers.
+      columns[column.column].AssignChildless(column.type, length, length, {});
     }
-    PendingOffsets<int32_t>* pending32 = offsets32_.data();
-    PendingOffsets<int64_t>* pending64 = offsets64_.data();
-    size_t count32 = 0;
-    size_t count64 = 0;
-    uint32_t next_buffer = 0;
-    const size_t column_count = schema.columns.size();
-    for (size_t c = 0; c < column_count; ++c) {
-      const ColumnPlan& plan = schema.columns[c];
-      const int64_t null_count = nodes[c].null_count();
-      if (nodes[c].length() != length || null_count < 0 || null_count > length) return false;
-      std::array<BufferView, 3> views;
-      switch (plan.buffer_count) {  // unrolled: a flat column has 0 to 3 buffers
-        case 3:
-          if (!buffers.Get(next_buffer + 2, &views[2])) return false;
-          [[fallthrough]];
-        case 2:
-          if (!buffers.Get(next_buffer + 1, &views[1])) return false;
-          [[fallthrough]];
-        case 1:
-          if (!buffers.Get(next_buffer, &views[0])) return false;
-          [[fallthrough]];
-        case 0:
-          break;
-        default:
-          return false;
-      }
-      next_buffer += static_cast<uint32_t>(plan.buffer_count);
-      const DataType* type = plan.type;
-      if (plan.kind == ColumnKind::kNull) {
-        columns[c].AssignChildless(type, length, length, views);  // a null array is all nulls
-        continue;
-      }
-      BufferView& validity = views[0];
-      if (validity.size == 0) {
-        if (null_count != 0) return false;
-        validity.data = nullptr;
-      } else if (validity.size < BitmapBytes(length) ||
-                 length - bits::CountSetBits(validity.data, 0, length) != null_count) {
+    for (const FlatColumn& column : flat.fixed_width) {
+      const fb::FieldNode& node = nodes[column.column];
+      std::array<BufferView, 3> buffers{views[column.first_buffer], views[column.first_buffer + 1],
+                                        BufferView{}};
+      if (!NodeFits(node, length) || !ValidityFits(&buffers[0], length, node.null_count()) ||
+          !FixedWidthValuesFit(buffers[1].size, length, column.bit_width)) {
         return false;
       }
-      columns[c].AssignChildless(type, length, null_count, views);
-      if (length == 0) continue;
-      const BufferView& values = views[1];
-      switch (plan.kind) {
-        case ColumnKind::kFixedWidth:
-          if (!FixedWidthValuesFit(values.size, length, plan.bit_width)) return false;
-          break;
-        case ColumnKind::kBinary:
-          if (!OffsetsInRange<int32_t>(values, length, views[2].size)) return false;
-          pending32[count32++] = {reinterpret_cast<const int32_t*>(values.data), length, c};
-          break;
-        case ColumnKind::kLargeBinary:
-          if (!OffsetsInRange<int64_t>(values, length, views[2].size)) return false;
-          pending64[count64++] = {reinterpret_cast<const int64_t*>(values.data), length, c};
-          break;
-        default:
-          return false;
-      }
+      columns[column.column].AssignChildless(column.type, length, node.null_count(), buffers);
     }
-    if (!buffers.Finish()) return false;
-    *source = buffers;
-    return (count32 == 0 || OffsetsIncrease(pending32, count32)) &&
-           (count64 == 0 || OffsetsIncrease(pending64, count64));
+    if (!AssembleBinaryColumns<int32_t>(views, flat.binary, nodes, length, columns, &offsets32_) ||
+        !AssembleBinaryColumns<int64_t>(views, flat.large_binary, nodes, length, columns,
+                                        &offsets64_)) {
+      return false;
+    }
+    if (length == 0) return true;
+    return (flat.binary.empty() || OffsetsIncrease(offsets32_.data(), flat.binary.size())) &&
+           (flat.large_binary.empty() ||
+            OffsetsIncrease(offsets64_.data(), flat.large_binary.size()));
+  }
+
+  // The binary-like columns with `Offset` offsets of AssembleFlatBlock; notes each column's
+  // offsets in `*pending` (by index: no push_back per column) for the block's order check.
+  template <typename Offset>
+  [[gnu::always_inline]] static bool AssembleBinaryColumns(
+      const BufferView* views, const std::vector<FlatColumn>& binary, const fb::FieldNode* nodes,
+      int64_t length, ArrayData* columns, std::vector<PendingOffsets<Offset>>* pending) {
+    if (pending->size() != binary.size()) pending->resize(binary.size());
+    PendingOffsets<Offset>* next = pending->data();
+    for (const FlatColumn& column : binary) {
+      const fb::FieldNode& node = nodes[column.column];
+      std::array<BufferView, 3> buffers{views[column.first_buffer], views[column.first_buffer + 1],
+                                        views[column.first_buffer + 2]};
+      if (!NodeFits(node, length) || !ValidityFits(&buffers[0], length, node.null_count())) {
+        return false;
+      }
+      columns[column.column].AssignChildless(column.type, length, node.null_count(), buffers);
+      if (length == 0) continue;  // no offsets to check; an empty buffer may stand for them
+      if (!OffsetsInRange<Offset>(buffers[1], length, buffers[2].size)) return false;
+      *next++ = {reinterpret_cast<const Offset*>(buffers[1].data), length, column.column};
+    }
+    return true;
+  }
+
+  // True when a flat column's node has the block's `length` >= 0 and a null count in
+  // [0, length].
+  [[gnu::always_inline]] static bool NodeFits(const fb::FieldNode& node, int64_t length) {
+    return node.length() == length &&
+           static_cast<uint64_t>(node.null_count()) <= static_cast<uint64_t>(length);
+  }
+
+  // True when `*validity` fits a column of `length` values and `null_count` nulls: no bitmap
+  // and no nulls (the view is then made null), or a bitmap that long with that many zeros.
+  [[gnu::always_inline]] static bool ValidityFits(BufferView* validity, int64_t length,
+                                                  int64_t null_count) {
+    if (validity->size == 0) {
+      validity->data = nullptr;
+      return null_count == 0;
+    }
+    return validity->size >= BitmapBytes(length) &&
+           length - bits::CountSetBits(validity->data, 0, length) == null_count;
   }
 
   // True when `offsets_buffer` holds length + 1 offsets, the first >= 0 and the last within
   // `data_size`.
   template <typename Offset>
-  static bool OffsetsInRange(const BufferView& offsets_buffer, int64_t length, int64_t data_size) {
+  [[gnu::always_inline]] static bool OffsetsInRange(const BufferView& offsets_buffer,
+                                                    int64_t length, int64_t data_size) {
     if (static_cast<uint64_t>(offsets_buffer.size) / sizeof(Offset) <=
         static_cast<uint64_t>(length)) {
       return false;
@@ -1185,7 +1187,7 @@ class SegmentDecoder::Impl {
   std::vector<BufferView> views_;
   std::vector<int64_t> arena_sizes_;
   // The offsets of the block's binary-like columns, checked once it is assembled (the general
-  // path appends them; the one-pass path sizes them for the schema and fills them by index).
+  // path appends them; AssembleFlatBlock sizes them for the schema and fills them by index).
   std::vector<PendingOffsets<int32_t>> offsets32_;
   std::vector<PendingOffsets<int64_t>> offsets64_;
   RecordBatch::Storage spare_;  // from RecycleStorage, for the next block

@@ -65,8 +65,9 @@ struct ArrayData {
 
   /// Makes this a childless array at offset 0, as the constructor above would, reusing this
   /// object (a column vector a producer builds batch after batch in).
-  void AssignChildless(const DataType* new_type, int64_t new_length, int64_t new_null_count,
-                       const std::array<BufferView, 3>& new_buffers) {
+  [[gnu::always_inline]] void AssignChildless(const DataType* new_type, int64_t new_length,
+                                              int64_t new_null_count,
+                                              const std::array<BufferView, 3>& new_buffers) {
     type = new_type;
     length = new_length;
     offset = 0;
