@@ -755,10 +755,18 @@ class SegmentDecoder::Impl {
   // what is wrong, in its own order.
   bool DecompressInOnePass(const Message& message, const fb::Buffer* entries, int64_t count,
                            Decompressor* decompressor) {
+    // Locals rather than members in the loop: the codec call would make the compiler reload
+    // (or spill) each member it touched.
+    const uint8_t* body = message.body;
     const uint64_t body_length = static_cast<uint64_t>(message.body_length);
+    const int64_t max_block_bytes = options_.max_block_bytes;
+    BufferView* views = views_.data();
     int64_t capacity = arena_hint_;
     std::shared_ptr<AlignedBuffer> arena = capacity > 0 ? AcquireArena(capacity) : nullptr;
+    uint8_t* arena_data = arena != nullptr ? arena->data() : nullptr;
     int64_t position = 0;
+    int64_t stored_raw_bytes = 0;  // nonzero once a view points into the input
+    int64_t decompressed_bytes = 0;
     const auto start = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < count; ++i) {
       // Unsigned, so a negative offset or length is out of bounds too.
@@ -766,40 +774,46 @@ class SegmentDecoder::Impl {
       const uint64_t length = static_cast<uint64_t>(entries[i].length());
       if (offset > body_length || length > body_length - offset) return false;
       if (length == 0) {
-        views_[i] = BufferView{};
+        views[i] = BufferView{};
         continue;
       }
       if (length < static_cast<uint64_t>(ipc::kCompressedLengthPrefixSize)) return false;
-      const uint8_t* bytes = message.body + offset;
+      const uint8_t* bytes = body + offset;
       const int64_t declared = bits::LoadUnaligned<int64_t>(bytes);
       const uint8_t* payload = bytes + ipc::kCompressedLengthPrefixSize;
       const auto payload_size = static_cast<int64_t>(length) - ipc::kCompressedLengthPrefixSize;
       if (declared == ipc::kUncompressedBufferMarker) {
         if (!IsAligned(payload)) return false;
-        views_[i] = BufferView{payload, payload_size};
-        uses_input_bytes_ |= payload_size > 0;
+        views[i] = BufferView{payload, payload_size};
+        stored_raw_bytes |= payload_size;
         continue;
       }
-      if (declared < 0 || declared > options_.max_block_bytes) return false;
+      if (declared < 0 || declared > max_block_bytes) return false;
       if (declared == 0) {
-        views_[i] = BufferView{};
+        views[i] = BufferView{};
         continue;
       }
       const int64_t end = position + bits::RoundUp(declared, ipc::kBufferAlignment);
       if (end > capacity) {
-        if (end > options_.max_block_bytes) return false;
-        capacity = std::min(std::max(end, 2 * capacity), options_.max_block_bytes);
+        if (end > max_block_bytes) return false;
+        capacity = std::min(std::max(end, 2 * capacity), max_block_bytes);
         GrowArena(&arena, position, capacity, i);
+        arena_data = arena->data();
       }
-      uint8_t* dest = arena->data() + position;
-      Status decompressed = decompressor->DecompressWithRoom(payload, payload_size, dest, declared,
-                                                             capacity + kArenaRoom - position);
-      if (!decompressed.ok()) return false;
-      metrics_.decompressed_bytes += declared;
-      views_[i] = BufferView{dest, declared};
+      uint8_t* dest = arena_data + position;
+      if (!decompressor
+               ->DecompressWithRoom(payload, payload_size, dest, declared,
+                                    capacity + kArenaRoom - position)
+               .ok()) {
+        return false;
+      }
+      views[i] = BufferView{dest, declared};
+      decompressed_bytes += declared;
       position = end;
     }
     AddDecompressNanos(start);
+    metrics_.decompressed_bytes += decompressed_bytes;
+    uses_input_bytes_ = stored_raw_bytes != 0;
     arena_hint_ = NextArenaHint(position);
     arena_ = position > 0 ? std::move(arena) : nullptr;
     return true;
