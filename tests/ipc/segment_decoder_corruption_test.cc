@@ -237,6 +237,145 @@ TEST(SegmentDecoderTest, UncompressedBufferOutsideTheBodyIsNamed) {
   }
 }
 
+// The second RecordBatch message of `segment`, which starts where the first one's body ends.
+SegmentLayout LocateSecond(std::string& segment) {
+  const SegmentLayout first = Locate(segment);
+  SegmentLayout layout;
+  layout.batch_message = first.body + static_cast<size_t>(first.message->body_length());
+  int32_t batch_length;
+  std::memcpy(&batch_length, segment.data() + layout.batch_message + 4, 4);
+  layout.batch_metadata = layout.batch_message + 8;
+  layout.body = layout.batch_metadata + static_cast<size_t>(batch_length);
+  layout.message = fb::GetMessage(segment.data() + layout.batch_metadata);
+  return layout;
+}
+
+// Blocks of flat columns take a short path (every column of a kind in one loop, over views the
+// decoder resolved); its checks fail over to the general path, which names what is wrong. Each
+// case corrupts one column of the second of two blocks (by then the decoder has learned the
+// block's layout, so only the values changed here are compared) and must get an error naming
+// the column: a node whose length or null count is wrong, a validity bitmap too short, values
+// too few, offsets too few, negative or past the data.
+TEST(SegmentDecoderTest, FlatColumnChecksNameTheColumn) {
+  const auto schema = std::make_shared<Schema>(
+      std::vector<Field>{MakeField("n", DataType::Null()), MakeField("i", DataType::Int32()),
+                         MakeField("s", DataType::Utf8()), MakeField("l", DataType::LargeUtf8()),
+                         MakeField("d", DataType::Decimal128(11, 2))});
+  constexpr int64_t kRows = 20;
+  for (CompressionCodec codec : {CompressionCodec::kNone, CompressionCodec::kLz4Frame}) {
+    SegmentEncoderOptions options;
+    options.codec = codec;
+    auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+    const std::vector<RecordBatch> batches = {testing::RandomBatch(schema, kRows, 1),
+                                              testing::RandomBatch(schema, kRows, 2)};
+    AlignedBuffer encoded;
+    ASSERT_TRUE(encoder->AppendSegment(batches, &encoded).ok());
+    const std::string segment(reinterpret_cast<const char*>(encoded.data()),
+                              static_cast<size_t>(encoded.size()));
+    ASSERT_TRUE(DecodeAll(segment).ok());
+
+    int cases = 0;
+    // Runs `corrupt` on a copy of the segment, given the second block, and expects an error
+    // naming column `name`.
+    auto expect_error = [&](const std::string& name, const std::string& what, auto&& corrupt) {
+      std::string bytes = segment;
+      const SegmentLayout layout = LocateSecond(bytes);
+      corrupt(bytes, layout);
+      const Status status = DecodeAll(bytes);
+      ASSERT_FALSE(status.ok()) << CompressionCodecName(codec) << " " << name << ": " << what;
+      EXPECT_NE(status.message().find("'" + name + "'"), std::string::npos)
+          << what << ": " << status.ToString();
+      EXPECT_NE(status.message().find("segment: byte "), std::string::npos) << status.ToString();
+      cases += 1;
+    };
+    // Writes `value` over the 8 bytes at `field` of a struct of the block's metadata.
+    auto patch = [](std::string& bytes, const void* entry, size_t field, int64_t value) {
+      const auto at = static_cast<size_t>(reinterpret_cast<const char*>(entry) - bytes.data());
+      std::memcpy(bytes.data() + at + field, &value, sizeof(value));
+    };
+
+    int first_buffer = 0;
+    for (size_t c = 0; c < schema->num_fields(); ++c) {
+      const std::string name = schema->field(c).name;
+      const TypeId id = schema->field(c).type->id();
+      const int buffer = first_buffer;
+      first_buffer += BufferCount(id);
+      auto node = [c](const SegmentLayout& layout) {
+        return layout.message->header_as_RecordBatch()->nodes()->Get(
+            static_cast<flatbuffers::uoffset_t>(c));
+      };
+      auto entry = [](const SegmentLayout& layout, int index) {
+        return layout.message->header_as_RecordBatch()->buffers()->Get(
+            static_cast<flatbuffers::uoffset_t>(index));
+      };
+      // A FieldNode is {length, null_count}; a Buffer {offset, length}, 8 bytes each.
+      for (int64_t length : {kRows + 1, kRows - 1}) {
+        expect_error(name, "node length " + std::to_string(length),
+                     [&](std::string& bytes, const SegmentLayout& layout) {
+                       patch(bytes, node(layout), 0, length);
+                     });
+      }
+      for (int64_t null_count : {int64_t{-1}, kRows + 1}) {
+        expect_error(name, "null count " + std::to_string(null_count),
+                     [&](std::string& bytes, const SegmentLayout& layout) {
+                       patch(bytes, node(layout), 8, null_count);
+                     });
+      }
+      if (id == TypeId::kNull) continue;
+      {
+        std::string probe = segment;
+        const int64_t nulls = node(LocateSecond(probe))->null_count();
+        const int64_t wrong = nulls < kRows ? nulls + 1 : nulls - 1;
+        expect_error(name, "null count " + std::to_string(wrong) + " against the bitmap",
+                     [&](std::string& bytes, const SegmentLayout& layout) {
+                       patch(bytes, node(layout), 8, wrong);
+                     });
+      }
+      if (codec != CompressionCodec::kNone) continue;  // below: lengths of raw buffers
+      {
+        std::string probe = segment;
+        if (entry(LocateSecond(probe), buffer)->length() > 0) {
+          expect_error(name, "a 1-byte validity bitmap",
+                       [&](std::string& bytes, const SegmentLayout& layout) {
+                         patch(bytes, entry(layout, buffer), 8, 1);
+                       });
+        }
+      }
+      if (id == TypeId::kInt32 || id == TypeId::kDecimal128) {
+        expect_error(
+            name, "values 8 bytes short", [&](std::string& bytes, const SegmentLayout& layout) {
+              patch(bytes, entry(layout, buffer + 1), 8, entry(layout, buffer + 1)->length() - 8);
+            });
+        continue;
+      }
+      const size_t width = id == TypeId::kUtf8 ? 4 : 8;
+      expect_error(
+          name, "offsets for half the rows", [&](std::string& bytes, const SegmentLayout& layout) {
+            patch(bytes, entry(layout, buffer + 1), 8, static_cast<int64_t>(width) * (kRows / 2));
+          });
+      // Offsets are patched in the body: the first made negative, the last past the data.
+      for (const int64_t row : {int64_t{0}, kRows}) {
+        const char* what = row == 0 ? "a negative first offset" : "a last offset past the data";
+        expect_error(name, what, [&](std::string& bytes, const SegmentLayout& layout) {
+          const int64_t data_size = entry(layout, buffer + 2)->length();
+          const int64_t value = row == 0 ? -1 : data_size + 1;
+          char* at = bytes.data() + layout.body +
+                     static_cast<size_t>(entry(layout, buffer + 1)->offset()) +
+                     static_cast<size_t>(row) * width;
+          if (width == 4) {
+            const auto narrow = static_cast<int32_t>(value);
+            std::memcpy(at, &narrow, sizeof(narrow));
+          } else {
+            std::memcpy(at, &value, sizeof(value));
+          }
+        });
+      }
+    }
+    // Every column's node cases, the bitmap cases, and without compression the buffer cases.
+    EXPECT_GE(cases, codec == CompressionCodec::kNone ? 30 : 19) << CompressionCodecName(codec);
+  }
+}
+
 // Decodes the first batch of `segment` placed `misalignment` bytes past an 8-byte boundary and
 // returns it re-encoded without compression (equal batches give equal bytes).
 std::string DecodeAtAndReencode(const std::string& segment, size_t misalignment) {

@@ -414,10 +414,16 @@ TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledStorage) {
       EXPECT_EQ((*second)->owners().data(), recycled_owners);
       EXPECT_EQ((*second)->owners().capacity(), 100u);
       EXPECT_TRUE(BatchesEqual(inputs[1], **second));
+      // Nothing is left of what the lent columns held: no children and no buffer past the
+      // type's own (a binary column's data buffer where a fixed-width column is built).
       for (size_t c = 0; c < (*second)->num_columns(); ++c) {
         const ArrayData& column = (*second)->column(c);
         if (column.type->children().empty()) {
           EXPECT_TRUE(column.children.empty()) << "column " << c;
+        }
+        for (int b = BufferCount(column.type->id()); b < 3; ++b) {
+          EXPECT_EQ(column.buffers[b].data, nullptr) << "column " << c << ", buffer " << b;
+          EXPECT_EQ(column.buffers[b].size, 0) << "column " << c << ", buffer " << b;
         }
       }
     }
