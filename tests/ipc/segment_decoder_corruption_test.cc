@@ -94,17 +94,23 @@ struct SegmentLayout {
   const fb::Message* message = nullptr;
 };
 
-SegmentLayout Locate(std::string& segment) {
+// The RecordBatch message whose prefix starts at `batch_message`.
+SegmentLayout LocateBatchAt(std::string& segment, size_t batch_message) {
   SegmentLayout layout;
-  int32_t schema_length;
-  std::memcpy(&schema_length, segment.data() + 4, 4);
-  layout.batch_message = 8 + static_cast<size_t>(schema_length);
+  layout.batch_message = batch_message;
   int32_t batch_length;
   std::memcpy(&batch_length, segment.data() + layout.batch_message + 4, 4);
   layout.batch_metadata = layout.batch_message + 8;
   layout.body = layout.batch_metadata + static_cast<size_t>(batch_length);
   layout.message = fb::GetMessage(segment.data() + layout.batch_metadata);
   return layout;
+}
+
+// The first RecordBatch message, after the schema's.
+SegmentLayout Locate(std::string& segment) {
+  int32_t schema_length;
+  std::memcpy(&schema_length, segment.data() + 4, 4);
+  return LocateBatchAt(segment, 8 + static_cast<size_t>(schema_length));
 }
 
 TEST(SegmentDecoderTest, HugeMetadataLength) {
@@ -240,14 +246,7 @@ TEST(SegmentDecoderTest, UncompressedBufferOutsideTheBodyIsNamed) {
 // The second RecordBatch message of `segment`, which starts where the first one's body ends.
 SegmentLayout LocateSecond(std::string& segment) {
   const SegmentLayout first = Locate(segment);
-  SegmentLayout layout;
-  layout.batch_message = first.body + static_cast<size_t>(first.message->body_length());
-  int32_t batch_length;
-  std::memcpy(&batch_length, segment.data() + layout.batch_message + 4, 4);
-  layout.batch_metadata = layout.batch_message + 8;
-  layout.body = layout.batch_metadata + static_cast<size_t>(batch_length);
-  layout.message = fb::GetMessage(segment.data() + layout.batch_metadata);
-  return layout;
+  return LocateBatchAt(segment, first.body + static_cast<size_t>(first.message->body_length()));
 }
 
 // Blocks of flat columns take a short path (every column of a kind in one loop, over views the
