@@ -15,16 +15,18 @@
 namespace sluice {
 namespace {
 
-std::string EncodeSegment(CompressionCodec codec, int64_t rows,
-                          SchemaPtr schema = testing::MixedSchema()) {
-  SegmentEncoderOptions options;
-  options.codec = codec;
-  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-  RecordBatch batch = testing::RandomBatch(schema, rows, 42);
-  AlignedBuffer bytes;
-  EXPECT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &bytes).ok());
+// The segment of `batches` as a string, to corrupt.
+std::string SegmentOf(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
+                      CompressionCodec codec) {
+  const AlignedBuffer bytes = testing::EncodedSegment(schema, batches, codec);
   return std::string(reinterpret_cast<const char*>(bytes.data()),
                      static_cast<size_t>(bytes.size()));
+}
+
+// A segment of one batch of `rows` random rows.
+std::string EncodeSegment(CompressionCodec codec, int64_t rows,
+                          SchemaPtr schema = testing::MixedSchema()) {
+  return SegmentOf(schema, {testing::RandomBatch(schema, rows, 42)}, codec);
 }
 
 // Decodes every batch; returns the first error, or OK.
@@ -263,15 +265,9 @@ TEST(SegmentDecoderTest, FlatColumnChecksNameTheColumn) {
                          MakeField("d", DataType::Decimal128(11, 2))});
   constexpr int64_t kRows = 20;
   for (CompressionCodec codec : {CompressionCodec::kNone, CompressionCodec::kLz4Frame}) {
-    SegmentEncoderOptions options;
-    options.codec = codec;
-    auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
-    const std::vector<RecordBatch> batches = {testing::RandomBatch(schema, kRows, 1),
-                                              testing::RandomBatch(schema, kRows, 2)};
-    AlignedBuffer encoded;
-    ASSERT_TRUE(encoder->AppendSegment(batches, &encoded).ok());
-    const std::string segment(reinterpret_cast<const char*>(encoded.data()),
-                              static_cast<size_t>(encoded.size()));
+    const std::string segment = SegmentOf(
+        schema, {testing::RandomBatch(schema, kRows, 1), testing::RandomBatch(schema, kRows, 2)},
+        codec);
     ASSERT_TRUE(DecodeAll(segment).ok());
 
     int cases = 0;
@@ -470,9 +466,7 @@ TEST(SegmentDecoderTest, DecompressedBytesCountEachBufferOnce) {
     batches.push_back(FinishBatch(schema, builders));
   }
   for (CompressionCodec codec : {CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
-    const AlignedBuffer encoded = testing::EncodedSegment(schema, batches, codec);
-    const std::string segment(reinterpret_cast<const char*>(encoded.data()),
-                              static_cast<size_t>(encoded.size()));
+    const std::string segment = SegmentOf(schema, batches, codec);
     // Each block decompresses its 800 bytes of zeros.
     EXPECT_EQ(DecompressedBytesAt(segment, 0), 3 * 800) << CompressionCodecName(codec);
     EXPECT_EQ(DecompressedBytesAt(segment, 4), 3 * 800) << CompressionCodecName(codec);
