@@ -1,6 +1,7 @@
 // The map-side writer end to end, each figure beside its baseline in the same run:
 // - BM_WriteMixed: 81,920 rows of the mixed schema (10 batches of 8192) hash-partitioned on c0,
 //   at 16 to 8000 partitions: the time at 8000 over the time at 200 is the partition-count cost;
+//   BM_WriteMixedOver200 measures that ratio in pairs (200 and P partitions each iteration);
 // - BM_WriteMixed with lz4 / zstd(1) at 200 partitions beside BM_RawCodecSameBytes, the codec
 //   alone over exactly the buffers the writer compresses;
 // - BM_WriteMixedBesideRaw: the same writes, inline (compression_threads 0) or with a
@@ -16,12 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sluice/codec/compression.h"
 #include "sluice/io/input_file.h"
@@ -87,15 +90,24 @@ MapOutput WriteUntimed(const MapWriterOptions& options, const std::vector<Record
   return std::move(output).ValueUnsafe();
 }
 
-// Writes `batches` once and returns the output; the time from opening the writer to its commit
-// is the iteration's manual time. The committed file is removed afterwards, untimed.
+// Writes `batches` once and returns the seconds from opening the writer to its commit. The
+// committed file is removed afterwards, untimed.
+double WriteTimed(const MapWriterOptions& options, const std::vector<RecordBatch>& batches,
+                  benchmark::State& state, MapOutput* output = nullptr) {
+  const auto start = std::chrono::steady_clock::now();
+  MapOutput written = WriteUntimed(options, batches, state);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::remove(options.data_path.c_str());
+  if (output != nullptr) *output = std::move(written);
+  return seconds;
+}
+
+// WriteTimed, with the time as the iteration's manual time.
 MapOutput WriteOnce(const MapWriterOptions& options, const std::vector<RecordBatch>& batches,
                     benchmark::State& state) {
-  const auto start = std::chrono::steady_clock::now();
-  MapOutput output = WriteUntimed(options, batches, state);
-  state.SetIterationTime(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  std::remove(options.data_path.c_str());
+  MapOutput output;
+  state.SetIterationTime(WriteTimed(options, batches, state, &output));
   return output;
 }
 
@@ -118,14 +130,15 @@ void ReportMetrics(benchmark::State& state, const MapOutput& output) {
 }
 
 CompressionCodec CodecOf(int64_t index) {
-  return index == 0 ? CompressionCodec::kNone
-                    : index == 1 ? CompressionCodec::kLz4Frame : CompressionCodec::kZstd;
+  return index == 0   ? CompressionCodec::kNone
+         : index == 1 ? CompressionCodec::kLz4Frame
+                      : CompressionCodec::kZstd;
 }
 
 void BM_WriteMixed(benchmark::State& state) {
   const auto& batches = MixedInput();
-  const auto options =
-      HashOptions(batches[0].schema(), static_cast<int32_t>(state.range(0)), CodecOf(state.range(1)));
+  const auto options = HashOptions(batches[0].schema(), static_cast<int32_t>(state.range(0)),
+                                   CodecOf(state.range(1)));
   MapOutput output;
   for (auto _ : state) output = WriteOnce(options, batches, state);
   ReportMetrics(state, output);
@@ -140,6 +153,38 @@ BENCHMARK(BM_WriteMixed)
     ->Args({8000, 0})
     ->Args({200, 1})
     ->Args({200, 2})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// BM_WriteMixed's partition-count cost measured in pairs: each iteration writes the input at
+// 200 partitions and at state.range(0), in turn (the order alternating), so that a slow spell
+// of a shared machine lands in one pair rather than in one of two separate benchmarks.
+// Counter `over_200_median` is the median over the iterations of time(P) / time(200).
+void BM_WriteMixedOver200(benchmark::State& state) {
+  const auto& batches = MixedInput();
+  const auto options = HashOptions(batches[0].schema(), static_cast<int32_t>(state.range(0)),
+                                   CompressionCodec::kNone);
+  const auto base_options = HashOptions(batches[0].schema(), 200, CompressionCodec::kNone);
+  std::vector<double> ratios;
+  bool base_first = true;
+  for (auto _ : state) {
+    double base_seconds = 0;
+    if (base_first) base_seconds = WriteTimed(base_options, batches, state);
+    const double seconds = WriteTimed(options, batches, state);
+    if (!base_first) base_seconds = WriteTimed(base_options, batches, state);
+    state.SetIterationTime(seconds);
+    ratios.push_back(seconds / base_seconds);
+    base_first = !base_first;
+  }
+  auto middle = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+  std::nth_element(ratios.begin(), middle, ratios.end());
+  state.counters["over_200_median"] = ratios.empty() ? 0 : *middle;
+}
+BENCHMARK(BM_WriteMixedOver200)
+    ->ArgName("partitions")
+    ->Arg(16)
+    ->Arg(2000)
+    ->Arg(8000)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -296,14 +341,16 @@ void BM_WriteManyPartitions(benchmark::State& state) {
   double over_budget_mib = 0;
   MapOutput output;
   for (auto _ : state) {
-    auto options = HashOptions(workload::MixedBatch(1).schema(), 100000, CompressionCodec::kLz4Frame);
+    auto options =
+        HashOptions(workload::MixedBatch(1).schema(), 100000, CompressionCodec::kLz4Frame);
     options.memory_limit = budget;
     auto writer = MapWriter::Make(options).ValueOrDie();
     // Peak resident memory is measured from here: reset the high-water mark.
     { std::ofstream("/proc/self/clear_refs") << "5"; }
     const int64_t baseline_kib = ReadStatusKilobytes("VmRSS:");
     for (int64_t done = 0; done < rows; done += 65536) {
-      Status status = writer->Write(workload::MixedBatch(std::min<int64_t>(65536, rows - done), done));
+      Status status =
+          writer->Write(workload::MixedBatch(std::min<int64_t>(65536, rows - done), done));
       if (!status.ok()) state.SkipWithError(status.ToString().c_str());
     }
     output = writer->Finish().ValueOrDie();
