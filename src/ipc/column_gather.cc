@@ -452,10 +452,13 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
       ForEachEntryAhead(
           selection, [&](uint32_t source) { return BytesOf(source); },
           [&](const SourceBytes& from, uint32_t row) {
-            // A short value's kShortCopy-byte copy may cross into the next cache line.
+            // A short value's kShortCopy-byte copy may cross into the next cache line. (Its
+            // last byte may lie past the buffer: an integer address, as no pointer may point
+            // there; a prefetch never faults.)
             const uint8_t* value = from.bytes + from.offsets[row];
             __builtin_prefetch(value);
-            __builtin_prefetch(value + kShortCopy - 1);
+            __builtin_prefetch(
+                reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(value) + kShortCopy - 1));
           },
           [&](const SourceBytes& from, int64_t i) {
             dest = CopyValues(from, rows[i], 1, dest, dest_end);
