@@ -42,12 +42,17 @@ def load(path):
         return json.load(file)
 
 
+# The suffix Google Benchmark adds to the name of a case timed manually or in real time.
+TIMING_SUFFIX = re.compile(r"/(manual|real)_time$")
+
+
 def medians(document):
-    """Returns {run_name: entry} with the median of each benchmark (or its only run)."""
+    """Returns {run_name: entry} with the median of each benchmark (or its only run); a run
+    name drops the timing suffix (BM_X/arg:1/manual_time is BM_X/arg:1)."""
     result = {}
     singles = {}
     for entry in document.get("benchmarks", []):
-        run_name = entry.get("run_name", entry["name"])
+        run_name = TIMING_SUFFIX.sub("", entry.get("run_name", entry["name"]))
         if entry.get("run_type") == "aggregate":
             if entry.get("aggregate_name") == "median":
                 result[run_name] = entry

@@ -651,6 +651,31 @@ def test_bench_quick_merges_suites_and_renders_plots(tmp_path):
     assert b"end_to_end" in result.stdout  # the suite table
 
 
+def test_bench_report_plots_the_map_writer_cases_by_their_paired_ratios(tmp_path):
+    pytest.importorskip("matplotlib")
+    # A map_writer suite as the real program names its manually timed cases: ".../manual_time".
+    def case(name, milliseconds, **counters):
+        return {"name": name + "/manual_time", "run_name": name + "/manual_time",
+                "run_type": "iteration", "iterations": 3, "real_time": milliseconds,
+                "cpu_time": milliseconds, "time_unit": "ms", **counters}
+    document = {
+        "context": {"date": "today", "host_name": "test", "num_cpus": 1},
+        "benchmarks": [case(f"BM_WriteMixed/partitions:{count}/codec:0", time)
+                       for count, time in ((16, 4.0), (200, 5.0), (8000, 11.0))] +
+                      [case("BM_WriteMixedOver200/partitions:8000", 9.0, over_200_median=1.8)],
+    }
+    program = tmp_path / "map_writer_benchmark"
+    program.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(document) + "\nEOF\n")
+    program.chmod(0o755)
+    plots = tmp_path / "plots"
+    run("bench", "end_to_end", "map_writer", "--quick", "--bench-dir", tmp_path, "--json",
+        tmp_path / "results.json", "--plots", plots)
+    report = (plots / "report.md").read_text()
+    # 16 partitions: the ratio of the medians; 8000: the paired ratio, not 11 / 5.
+    assert "| map_writer | BM_WriteMixed 16 partitions | 200 partitions | 0.8 |" in report
+    assert "| map_writer | BM_WriteMixed 8000 partitions | 200 partitions | 1.8 |" in report
+
+
 def test_bench_reports_a_failing_suite_and_still_writes_the_others(tmp_path):
     fake_benchmark(tmp_path)
     results = tmp_path / "results.json"
