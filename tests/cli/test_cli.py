@@ -651,7 +651,7 @@ def test_bench_quick_merges_suites_and_renders_plots(tmp_path):
     assert b"end_to_end" in result.stdout  # the suite table
 
 
-def test_bench_report_plots_the_map_writer_cases_by_their_paired_ratios(tmp_path):
+def test_bench_report_takes_the_map_writer_ratios_from_its_paired_cases(tmp_path):
     pytest.importorskip("matplotlib")
     # A map_writer suite as the real program names its manually timed cases: ".../manual_time".
     def case(name, milliseconds, **counters):
@@ -662,7 +662,13 @@ def test_bench_report_plots_the_map_writer_cases_by_their_paired_ratios(tmp_path
         "context": {"date": "today", "host_name": "test", "num_cpus": 1},
         "benchmarks": [case(f"BM_WriteMixed/partitions:{count}/codec:0", time)
                        for count, time in ((16, 4.0), (200, 5.0), (8000, 11.0))] +
-                      [case("BM_WriteMixedOver200/partitions:8000", 9.0, over_200_median=1.8)],
+                      [case("BM_WriteMixedOver200/partitions:8000", 9.0, over_200_median=1.8),
+                       case("BM_WriteMixed/partitions:200/codec:1", 12.0),
+                       case("BM_WriteMixedBesideRaw/partitions:200/codec:1/compression_threads:0",
+                            12.5, raw_over_wall=0.4)] +
+                      [{"name": "BM_RawCodecSameBytes/codec:1",
+                        "run_name": "BM_RawCodecSameBytes/codec:1", "run_type": "iteration",
+                        "iterations": 9, "real_time": 5.0, "cpu_time": 5.0, "time_unit": "ms"}],
     }
     program = tmp_path / "map_writer_benchmark"
     program.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(document) + "\nEOF\n")
@@ -674,6 +680,8 @@ def test_bench_report_plots_the_map_writer_cases_by_their_paired_ratios(tmp_path
     # 16 partitions: the ratio of the medians; 8000: the paired ratio, not 11 / 5.
     assert "| map_writer | BM_WriteMixed 16 partitions | 200 partitions | 0.8 |" in report
     assert "| map_writer | BM_WriteMixed 8000 partitions | 200 partitions | 1.8 |" in report
+    # The codec against the raw codec: the paired BesideRaw ratio (1 / 0.4), not 12 / 5.
+    assert "| lz4: whole write, mixed batches | raw codec on the same buffers | 2.5 |" in report
 
 
 def test_bench_reports_a_failing_suite_and_still_writes_the_others(tmp_path):
