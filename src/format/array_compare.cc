@@ -2,6 +2,8 @@
 
 #include <cstring>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 namespace sluice {
 
@@ -22,20 +24,33 @@ void ListRange(const ArrayData& array, int64_t row, int64_t* start, int64_t* end
   }
 }
 
-bool Fail(std::string* difference, const std::string& path, int64_t row, const std::string& what) {
+// Where a slot lies below its column, as a chain of child names spelled out only when a
+// difference is reported: the comparison visits every slot, and building the path string at
+// each one was most of its time.
+struct ChildPath {
+  const ChildPath* parent = nullptr;
+  std::string_view name;
+
+  std::string ToString() const {
+    if (parent == nullptr) return std::string(name);
+    return parent->ToString().append(".").append(name);
+  }
+};
+
+bool Fail(std::string* difference, const ChildPath& path, int64_t row, const std::string& what) {
   if (difference != nullptr) {
     std::ostringstream text;
-    text << path << " row " << row << ": " << what;
+    text << path.ToString() << " row " << row << ": " << what;
     *difference = text.str();
   }
   return false;
 }
 
 bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, int64_t right_row,
-               const std::string& path, std::string* difference);
+               const ChildPath& path, std::string* difference);
 
 bool RangeEqual(const ArrayData& left, int64_t left_start, const ArrayData& right,
-                int64_t right_start, int64_t count, const std::string& path,
+                int64_t right_start, int64_t count, const ChildPath& path,
                 std::string* difference) {
   for (int64_t i = 0; i < count; ++i) {
     if (!SlotEqual(left, left_start + i, right, right_start + i, path, difference)) return false;
@@ -44,7 +59,7 @@ bool RangeEqual(const ArrayData& left, int64_t left_start, const ArrayData& righ
 }
 
 bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, int64_t right_row,
-               const std::string& path, std::string* difference) {
+               const ChildPath& path, std::string* difference) {
   const bool left_valid = left.IsValid(left_row);
   if (left_valid != right.IsValid(right_row)) {
     return Fail(difference, path, left_row, left_valid ? "right is null" : "left is null");
@@ -90,12 +105,12 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
         return Fail(difference, path, left_row, "list lengths differ");
       }
       return RangeEqual(left.children[0], a_start, right.children[0], b_start, a_end - a_start,
-                        path + "." + left.type->children()[0].name, difference);
+                        ChildPath{&path, left.type->children()[0].name}, difference);
     }
     case TypeId::kStruct: {
       for (size_t c = 0; c < left.children.size(); ++c) {
         if (!SlotEqual(left.children[c], left_row, right.children[c], right_row,
-                       path + "." + left.type->children()[c].name, difference)) {
+                       ChildPath{&path, left.type->children()[c].name}, difference)) {
           return false;
         }
       }
@@ -117,25 +132,25 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
 
 bool ArraysEqual(const ArrayData& left, const ArrayData& right, std::string* difference) {
   if (!left.type->Equals(*right.type)) {
-    return Fail(difference, "", 0,
+    return Fail(difference, ChildPath{}, 0,
                 "types differ: " + left.type->ToString() + " vs " + right.type->ToString());
   }
   if (left.length != right.length) {
-    return Fail(difference, "", 0,
-                "lengths differ: " + std::to_string(left.length) + " vs " +
-                    std::to_string(right.length));
+    return Fail(
+        difference, ChildPath{}, 0,
+        "lengths differ: " + std::to_string(left.length) + " vs " + std::to_string(right.length));
   }
-  return RangeEqual(left, 0, right, 0, left.length, "", difference);
+  return RangeEqual(left, 0, right, 0, left.length, ChildPath{}, difference);
 }
 
 bool BatchesEqual(const RecordBatch& left, const RecordBatch& right, std::string* difference) {
   if (!left.schema()->Equals(*right.schema())) {
-    return Fail(difference, "schema", 0,
-                "schemas differ:\n" + left.schema()->ToString() + "vs\n" +
-                    right.schema()->ToString());
+    return Fail(
+        difference, ChildPath{nullptr, "schema"}, 0,
+        "schemas differ:\n" + left.schema()->ToString() + "vs\n" + right.schema()->ToString());
   }
   if (left.num_rows() != right.num_rows()) {
-    return Fail(difference, "batch", 0,
+    return Fail(difference, ChildPath{nullptr, "batch"}, 0,
                 "row counts differ: " + std::to_string(left.num_rows()) + " vs " +
                     std::to_string(right.num_rows()));
   }
