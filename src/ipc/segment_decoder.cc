@@ -15,6 +15,7 @@
 #include "arrow_message_generated.h"
 #include "base/aligned_buffer_pool_internal.h"
 #include "base/simd_dispatch_internal.h"
+#include "body_views_internal.h"
 #include "schema_message_internal.h"
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
@@ -876,47 +877,31 @@ class SegmentDecoder::Impl {
 
   // The common case of ResolveBuffers, kept to a few instructions per buffer: an uncompressed
   // body whose buffers all lie inside it at aligned addresses becomes views of the input, and
-  // the loads assembly will make start now, so that the misses of many columns overlap. The
-  // loop makes no check per buffer: what is out of bounds or misaligned is OR-ed up and checked
-  // once. Returns false, having kept nothing, for any other body; ResolveBuffers then copies the
-  // misaligned buffers or reports the one out of bounds. (Not inlined into ResolveBuffers, whose
-  // register pressure spilled this loop's state to the stack.)
+  // the loads assembly will make start now, so that the misses of many columns overlap
+  // (ViewBuffersInBody makes no check per buffer: what is out of bounds or misaligned is
+  // OR-ed up and checked once). Returns false, having kept nothing, for any other body;
+  // ResolveBuffers then copies the misaligned buffers or reports the one out of bounds. (Not
+  // inlined into ResolveBuffers, whose register pressure spilled this loop's state to the stack.)
   [[gnu::noinline]] bool ResolveInPlace(const Message& message,
                                         const flatbuffers::Vector<const fb::Buffer*>* buffers) {
     const uint32_t count = buffers != nullptr ? buffers->size() : 0;
     if (views_.size() != count) views_.resize(count);
     const auto* entries =
         reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);
-    const auto body_address = reinterpret_cast<uintptr_t>(message.body);
-    const auto body_length = static_cast<uint64_t>(message.body_length);
-    BufferView* __restrict views = views_.data();
-    uint64_t out_of_bounds = 0;  // nonzero once a buffer is not inside the body
-    uint64_t any_length = 0;     // nonzero once a buffer has bytes
-    uintptr_t any_address = 0;   // every viewed address OR-ed, for the alignment check
-    for (uint32_t i = 0; i < count; ++i) {
-      // Unsigned, so a negative offset or length is out of bounds too; both below 2^62, so
-      // their sum does not wrap.
-      const auto offset = static_cast<uint64_t>(entries[i].offset());
-      const auto length = static_cast<uint64_t>(entries[i].length());
-      out_of_bounds |=
-          ((offset | length) >> 62) | static_cast<uint64_t>(offset + length > body_length);
-      // As an integer: the address is only used once the loop has found every buffer inside
-      // the body.
-      const uintptr_t address = length == 0 ? 0 : body_address + offset;
-      any_length |= length;
-      any_address |= address;
-      views[i] =
-          BufferView{reinterpret_cast<const uint8_t*>(address), static_cast<int64_t>(length)};
-    }
+    BufferView* views = views_.data();
+    const ipc::BodyViewsSummary summary =
+        ipc::ViewBuffersInBody(entries, count, message.body, message.body_length, views);
     // (An offsets buffer is also checked for alignment before its first typed load, in
     // OffsetsInRange.)
-    if (out_of_bounds != 0 || (any_address & (ipc::kBufferAlignment - 1)) != 0) return false;
+    if (!summary.inside || (summary.any_address & (ipc::kBufferAlignment - 1)) != 0) {
+      return false;
+    }
     for (const PlannedRead& read : current_->reads) {
       const BufferView& view = views[read.buffer];
       if (view.size != 0) PrefetchForAssembly(view.data, view.size, read.reads);
     }
     arena_ = nullptr;
-    uses_input_bytes_ = any_length != 0;
+    uses_input_bytes_ = summary.any_bytes;
     return true;
   }
 

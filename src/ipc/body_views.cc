@@ -1,0 +1,114 @@
+#include <cstddef>
+
+#include "body_views_internal.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "arrow_message_generated.h"
+#include "base/simd_dispatch_internal.h"
+
+namespace sluice::ipc {
+
+namespace {
+
+// The AVX2 loop reads an entry as {offset, length} and writes a view as {address, size}.
+static_assert(sizeof(fb::Buffer) == 16 && sizeof(BufferView) == 16);
+static_assert(offsetof(BufferView, data) == 0 && offsetof(BufferView, size) == 8);
+
+// Resolves entries [begin, count) one at a time, adding to what `*summary` holds (as
+// accumulated bits: `*high_bits` collects offsets and lengths, `*past_end` the entries that end
+// past the body, `*any_length` the lengths).
+void ViewEntries(const fb::Buffer* entries, uint32_t begin, uint32_t count, uintptr_t body_address,
+                 uint64_t body_length, BufferView* __restrict views, uint64_t* high_bits,
+                 uint64_t* past_end, uintptr_t* any_address, uint64_t* any_length) {
+  for (uint32_t i = begin; i < count; ++i) {
+    // Unsigned, so a negative offset or length has its high bits set; both below 2^62, their
+    // sum does not wrap.
+    const auto offset = static_cast<uint64_t>(entries[i].offset());
+    const auto length = static_cast<uint64_t>(entries[i].length());
+    *high_bits |= offset | length;
+    *past_end |= static_cast<uint64_t>(offset + length > body_length);
+    // As an integer: the address is only used once every buffer is found inside the body.
+    const uintptr_t address = length == 0 ? 0 : body_address + offset;
+    *any_address |= address;
+    *any_length |= length;
+    views[i] = BufferView{reinterpret_cast<const uint8_t*>(address), static_cast<int64_t>(length)};
+  }
+}
+
+BodyViewsSummary Summarize(uint64_t high_bits, uint64_t past_end, uintptr_t any_address,
+                           uint64_t any_length) {
+  return BodyViewsSummary{(high_bits >> 62) == 0 && past_end == 0, any_address, any_length != 0};
+}
+
+BodyViewsSummary ViewBuffersScalar(const fb::Buffer* entries, uint32_t count,
+                                   uintptr_t body_address, uint64_t body_length,
+                                   BufferView* views) {
+  uint64_t high_bits = 0, past_end = 0, any_length = 0;
+  uintptr_t any_address = 0;
+  ViewEntries(entries, 0, count, body_address, body_length, views, &high_bits, &past_end,
+              &any_address, &any_length);
+  return Summarize(high_bits, past_end, any_address, any_length);
+}
+
+#if SLUICE_HAVE_AVX2_DISPATCH
+// Two entries a step: lanes {offset0, length0, offset1, length1} become {address0, length0,
+// address1, length1}. The lengths are swapped onto the offsets' lanes to add and test them;
+// the odd lanes of those results are the same sums again and are ignored or harmless (a
+// length's test against zero decides nothing there; an offset + length past the end is past
+// the end on either lane).
+[[gnu::noinline]] SLUICE_TARGET_AVX2 BodyViewsSummary ViewBuffersAvx2(const fb::Buffer* entries,
+                                                                      uint32_t count,
+                                                                      uintptr_t body_address,
+                                                                      uint64_t body_length,
+                                                                      BufferView* views) {
+  const __m256i body = _mm256_set1_epi64x(static_cast<int64_t>(body_address));
+  const __m256i limit = _mm256_set1_epi64x(static_cast<int64_t>(body_length));
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i high_bits = zero;
+  __m256i past_end = zero;
+  __m256i written = zero;
+  uint32_t i = 0;
+  for (; i + 2 <= count; i += 2) {
+    const __m256i entry = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(entries + i));
+    const __m256i swapped = _mm256_shuffle_epi32(entry, _MM_SHUFFLE(1, 0, 3, 2));
+    high_bits = _mm256_or_si256(high_bits, entry);
+    // Signed comparison: with both terms below 2^62 (checked through high_bits) the sum is
+    // positive.
+    past_end =
+        _mm256_or_si256(past_end, _mm256_cmpgt_epi64(_mm256_add_epi64(entry, swapped), limit));
+    const __m256i empty = _mm256_cmpeq_epi64(swapped, zero);
+    const __m256i address = _mm256_andnot_si256(empty, _mm256_add_epi64(entry, body));
+    const __m256i view = _mm256_blend_epi32(address, entry, 0b11001100);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(views + i), view);
+    written = _mm256_or_si256(written, view);
+  }
+  alignas(32) uint64_t lanes[3][4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), high_bits);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), past_end);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), written);
+  uint64_t high = lanes[0][0] | lanes[0][1] | lanes[0][2] | lanes[0][3];
+  uint64_t past = lanes[1][0] | lanes[1][1] | lanes[1][2] | lanes[1][3];
+  uintptr_t any_address = lanes[2][0] | lanes[2][2];
+  uint64_t any_length = lanes[2][1] | lanes[2][3];
+  ViewEntries(entries, i, count, body_address, body_length, views, &high, &past, &any_address,
+              &any_length);
+  return Summarize(high, past, any_address, any_length);
+}
+#endif
+
+}  // namespace
+
+BodyViewsSummary ViewBuffersInBody(const fb::Buffer* entries, uint32_t count, const uint8_t* body,
+                                   int64_t body_length, BufferView* views) {
+  const auto body_address = reinterpret_cast<uintptr_t>(body);
+  const auto limit = static_cast<uint64_t>(body_length);
+#if SLUICE_HAVE_AVX2_DISPATCH
+  if (internal::CpuHasAvx2()) return ViewBuffersAvx2(entries, count, body_address, limit, views);
+#endif
+  return ViewBuffersScalar(entries, count, body_address, limit, views);
+}
+
+}  // namespace sluice::ipc
