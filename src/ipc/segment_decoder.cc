@@ -924,8 +924,9 @@ class SegmentDecoder::Impl {
     }
     for (const FlatColumn& column : flat.fixed_width) {
       const fb::FieldNode& node = nodes[column.column];
-      std::array<BufferView, 3> buffers{views[column.first_buffer], views[column.first_buffer + 1],
-                                        BufferView{}};
+      // Through a pointer: indexing views with first_buffer + 1 makes a 32-bit sum per buffer.
+      const BufferView* column_views = views + column.first_buffer;
+      std::array<BufferView, 3> buffers{column_views[0], column_views[1], BufferView{}};
       if (!NodeFits(node, length) || !ValidityFits(&buffers[0], length, node.null_count()) ||
           !FixedWidthValuesFit(buffers[1].size, length, column.bit_width)) {
         return false;
@@ -953,8 +954,8 @@ class SegmentDecoder::Impl {
     PendingOffsets<Offset>* next = pending->data();
     for (const FlatColumn& column : binary) {
       const fb::FieldNode& node = nodes[column.column];
-      std::array<BufferView, 3> buffers{views[column.first_buffer], views[column.first_buffer + 1],
-                                        views[column.first_buffer + 2]};
+      const BufferView* column_views = views + column.first_buffer;
+      std::array<BufferView, 3> buffers{column_views[0], column_views[1], column_views[2]};
       if (!NodeFits(node, length) || !ValidityFits(&buffers[0], length, node.null_count())) {
         return false;
       }
