@@ -880,10 +880,9 @@ class SegmentDecoder::Impl {
   // the loads assembly will make start now, so that the misses of many columns overlap
   // (ViewBuffersInBody makes no check per buffer: what is out of bounds or misaligned is
   // OR-ed up and checked once). Returns false, having kept nothing, for any other body;
-  // ResolveBuffers then copies the misaligned buffers or reports the one out of bounds. (Not
-  // inlined into ResolveBuffers, whose register pressure spilled this loop's state to the stack.)
-  [[gnu::noinline]] bool ResolveInPlace(const Message& message,
-                                        const flatbuffers::Vector<const fb::Buffer*>* buffers) {
+  // ResolveBuffers then copies the misaligned buffers or reports the one out of bounds.
+  bool ResolveInPlace(const Message& message,
+                      const flatbuffers::Vector<const fb::Buffer*>* buffers) {
     const uint32_t count = buffers != nullptr ? buffers->size() : 0;
     if (views_.size() != count) views_.resize(count);
     const auto* entries =
