@@ -54,11 +54,30 @@ BodyViewsSummary ViewBuffersScalar(const fb::Buffer* entries, uint32_t count,
 }
 
 #if SLUICE_HAVE_AVX2_DISPATCH
-// Two entries a step: lanes {offset0, length0, offset1, length1} become {address0, length0,
-// address1, length1}. The lengths are swapped onto the offsets' lanes to add and test them;
-// the odd lanes of those results are the same sums again and are ignored or harmless (a
-// length's test against zero decides nothing there; an offset + length past the end is past
-// the end on either lane).
+// Resolves the two entries at `entries` into the two views at `views`: lanes {offset0,
+// length0, offset1, length1} become {address0, length0, address1, length1}. The lengths are
+// swapped onto the offsets' lanes to add and test them; the odd lanes of those results are the
+// same sums again and are ignored or harmless (a length's test against zero decides nothing
+// there; an offset + length past the end is past the end on either lane). Into `*bad` go the
+// entry (negative or huge offsets and lengths set its top bits) and the all-ones lanes of an
+// entry that ends past the body; into `*written`, the views.
+SLUICE_TARGET_AVX2 inline void ViewTwoEntries(const fb::Buffer* entries, BufferView* views,
+                                              __m256i body, __m256i limit, __m256i* bad,
+                                              __m256i* written) {
+  const __m256i entry = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(entries));
+  const __m256i swapped = _mm256_shuffle_epi32(entry, _MM_SHUFFLE(1, 0, 3, 2));
+  // Signed comparison: with both terms below 2^62 (else `entry` itself marks `bad`) the sum
+  // is positive.
+  const __m256i past_end = _mm256_cmpgt_epi64(_mm256_add_epi64(entry, swapped), limit);
+  *bad = _mm256_or_si256(*bad, _mm256_or_si256(entry, past_end));
+  const __m256i empty = _mm256_cmpeq_epi64(swapped, _mm256_setzero_si256());
+  const __m256i address = _mm256_andnot_si256(empty, _mm256_add_epi64(entry, body));
+  const __m256i view = _mm256_blend_epi32(address, entry, 0b11001100);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(views), view);
+  *written = _mm256_or_si256(*written, view);
+}
+
+// Two entries a step, then the last entry alone.
 [[gnu::noinline]] SLUICE_TARGET_AVX2 BodyViewsSummary ViewBuffersAvx2(const fb::Buffer* entries,
                                                                       uint32_t count,
                                                                       uintptr_t body_address,
@@ -66,36 +85,22 @@ BodyViewsSummary ViewBuffersScalar(const fb::Buffer* entries, uint32_t count,
                                                                       BufferView* views) {
   const __m256i body = _mm256_set1_epi64x(static_cast<int64_t>(body_address));
   const __m256i limit = _mm256_set1_epi64x(static_cast<int64_t>(body_length));
-  const __m256i zero = _mm256_setzero_si256();
-  __m256i high_bits = zero;
-  __m256i past_end = zero;
-  __m256i written = zero;
+  __m256i bad = _mm256_setzero_si256();
+  __m256i written = _mm256_setzero_si256();
   uint32_t i = 0;
   for (; i + 2 <= count; i += 2) {
-    const __m256i entry = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(entries + i));
-    const __m256i swapped = _mm256_shuffle_epi32(entry, _MM_SHUFFLE(1, 0, 3, 2));
-    high_bits = _mm256_or_si256(high_bits, entry);
-    // Signed comparison: with both terms below 2^62 (checked through high_bits) the sum is
-    // positive.
-    past_end =
-        _mm256_or_si256(past_end, _mm256_cmpgt_epi64(_mm256_add_epi64(entry, swapped), limit));
-    const __m256i empty = _mm256_cmpeq_epi64(swapped, zero);
-    const __m256i address = _mm256_andnot_si256(empty, _mm256_add_epi64(entry, body));
-    const __m256i view = _mm256_blend_epi32(address, entry, 0b11001100);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(views + i), view);
-    written = _mm256_or_si256(written, view);
+    ViewTwoEntries(entries + i, views + i, body, limit, &bad, &written);
   }
-  alignas(32) uint64_t lanes[3][4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), high_bits);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), past_end);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), written);
-  uint64_t high = lanes[0][0] | lanes[0][1] | lanes[0][2] | lanes[0][3];
-  uint64_t past = lanes[1][0] | lanes[1][1] | lanes[1][2] | lanes[1][3];
-  uintptr_t any_address = lanes[2][0] | lanes[2][2];
-  uint64_t any_length = lanes[2][1] | lanes[2][3];
-  ViewEntries(entries, i, count, body_address, body_length, views, &high, &past, &any_address,
-              &any_length);
-  return Summarize(high, past, any_address, any_length);
+  alignas(32) uint64_t lanes[2][4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), bad);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), written);
+  uint64_t high_bits = lanes[0][0] | lanes[0][1] | lanes[0][2] | lanes[0][3];
+  uint64_t past_end = 0;
+  uintptr_t any_address = lanes[1][0] | lanes[1][2];
+  uint64_t any_length = lanes[1][1] | lanes[1][3];
+  ViewEntries(entries, i, count, body_address, body_length, views, &high_bits, &past_end,
+              &any_address, &any_length);
+  return Summarize(high_bits, past_end, any_address, any_length);
 }
 #endif
 
