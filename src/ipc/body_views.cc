@@ -17,9 +17,9 @@ namespace {
 static_assert(sizeof(fb::Buffer) == 16 && sizeof(BufferView) == 16);
 static_assert(offsetof(BufferView, data) == 0 && offsetof(BufferView, size) == 8);
 
-// Resolves entries [begin, count) one at a time, adding to what `*summary` holds (as
-// accumulated bits: `*high_bits` collects offsets and lengths, `*past_end` the entries that end
-// past the body, `*any_length` the lengths).
+// Resolves entries [begin, count) one at a time, OR-ing into the accumulated bits:
+// `*high_bits` collects offsets and lengths, `*past_end` the entries that end past the body,
+// `*any_address` the addresses viewed and `*any_length` the lengths.
 void ViewEntries(const fb::Buffer* entries, uint32_t begin, uint32_t count, uintptr_t body_address,
                  uint64_t body_length, BufferView* __restrict views, uint64_t* high_bits,
                  uint64_t* past_end, uintptr_t* any_address, uint64_t* any_length) {
