@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sluice/codec/compression.h"
+#include "support/codec_cases.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SLUICE_TEST_COUNTS_ALLOCATIONS 0
@@ -88,16 +89,8 @@ int64_t AllocationCount() {
 #endif
 }
 
-struct CodecCase {
-  const char* name;
-  CompressionCodec codec;
-  int level;
-};
-
-constexpr CodecCase kCodecCases[] = {{"lz4", CompressionCodec::kLz4Frame, 1},
-                                     {"zstd1", CompressionCodec::kZstd, 1},
-                                     {"zstd6", CompressionCodec::kZstd, 6},
-                                     {"snappy", CompressionCodec::kSnappy, 1}};
+using testing::CodecCase;
+using testing::kCodecCases;
 
 // Buffers of a few shuffle blocks: validity bitmaps, offsets, values, one large column.
 std::vector<std::vector<uint8_t>> ShuffleLikeBuffers() {

@@ -11,19 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "support/codec_cases.h"
+
 namespace sluice {
 namespace {
 
-struct CodecCase {
-  const char* name;
-  CompressionCodec codec;
-  int level;
-};
-
-constexpr CodecCase kCodecCases[] = {{"lz4", CompressionCodec::kLz4Frame, 1},
-                                     {"zstd1", CompressionCodec::kZstd, 1},
-                                     {"zstd6", CompressionCodec::kZstd, 6},
-                                     {"snappy", CompressionCodec::kSnappy, 1}};
+using testing::CodecCase;
+using testing::kCodecCases;
 
 enum class Content { kZeros, kRandom, kText, kIntegers };
 

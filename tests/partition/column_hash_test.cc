@@ -14,6 +14,7 @@
 #include "sluice/format/array_builder.h"
 #include "sluice/partition/partitioner.h"
 #include "sluice/partition/spark_hash.h"
+#include "support/batch_maker.h"
 #include "support/random_batch.h"
 #include "support/test_vectors.h"
 
@@ -154,15 +155,7 @@ typename Hash::State ReferenceRowHash(const RecordBatch& batch, const std::vecto
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-struct BatchMaker {
-  explicit BatchMaker(std::vector<Field> fields)
-      : schema(std::make_shared<Schema>(std::move(fields))), builders(MakeBuilders(*schema)) {}
-  ArrayBuilder& operator[](size_t index) { return *builders[index]; }
-  RecordBatch Finish() { return FinishBatch(schema, builders); }
-
-  SchemaPtr schema;
-  std::vector<std::unique_ptr<ArrayBuilder>> builders;
-};
+using testing::BatchMaker;
 
 std::vector<uint32_t> MurmurOf(const RecordBatch& batch, std::vector<int> keys = {0}) {
   std::vector<uint32_t> hashes(static_cast<size_t>(batch.num_rows()));

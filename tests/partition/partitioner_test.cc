@@ -10,20 +10,13 @@
 #include "sluice/format/array_builder.h"
 #include "sluice/partition/column_hash.h"
 #include "sluice/partition/spark_hash.h"
+#include "support/batch_maker.h"
 #include "support/test_vectors.h"
 
 namespace sluice {
 namespace {
 
-struct BatchMaker {
-  explicit BatchMaker(std::vector<Field> fields)
-      : schema(std::make_shared<Schema>(std::move(fields))), builders(MakeBuilders(*schema)) {}
-  ArrayBuilder& operator[](size_t index) { return *builders[index]; }
-  RecordBatch Finish() { return FinishBatch(schema, builders); }
-
-  SchemaPtr schema;
-  std::vector<std::unique_ptr<ArrayBuilder>> builders;
-};
+using testing::BatchMaker;
 
 TEST(PartitionKindTest, ParsesEveryNameAndPrintsItBack) {
   for (const char* name : {"hash", "range", "round-robin", "single", "given"}) {

@@ -12,6 +12,7 @@
 
 #include "sluice/format/array_builder.h"
 #include "sluice/partition/partitioner.h"
+#include "support/batch_maker.h"
 #include "support/random_batch.h"
 
 namespace sluice {
@@ -208,15 +209,7 @@ RecordBatch SortedBounds(const RecordBatch& source, std::vector<int64_t> rows,
   return FinishBatch(source.schema(), builders);
 }
 
-struct BatchMaker {
-  explicit BatchMaker(std::vector<Field> fields)
-      : schema(std::make_shared<Schema>(std::move(fields))), builders(MakeBuilders(*schema)) {}
-  ArrayBuilder& operator[](size_t index) { return *builders[index]; }
-  RecordBatch Finish() { return FinishBatch(schema, builders); }
-
-  SchemaPtr schema;
-  std::vector<std::unique_ptr<ArrayBuilder>> builders;
-};
+using testing::BatchMaker;
 
 Result<std::unique_ptr<Partitioner>> MakeRange(
     const Schema& schema, std::vector<int> keys, const RecordBatch& bounds,

@@ -10,6 +10,7 @@
 
 #include "row/unsafe_row_bytes.h"
 #include "sluice/format/array_builder.h"
+#include "support/batch_maker.h"
 
 namespace sluice {
 namespace {
@@ -18,9 +19,7 @@ using testing::HexWords;
 using testing::RowAt;
 using testing::RowBytes;
 
-SchemaPtr MakeSchema(std::vector<Field> fields) {
-  return std::make_shared<Schema>(std::move(fields));
-}
+using testing::MakeSchema;
 
 // Converts a one-row batch built by `fill` and returns the row's bytes.
 template <typename Fill>

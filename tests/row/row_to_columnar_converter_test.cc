@@ -12,6 +12,7 @@
 #include "row/unsafe_row_bytes.h"
 #include "sluice/format/array_builder.h"
 #include "sluice/format/array_compare.h"
+#include "support/batch_maker.h"
 #include "support/random_batch.h"
 
 namespace sluice {
@@ -19,9 +20,7 @@ namespace {
 
 using testing::RowBytes;
 
-SchemaPtr MakeSchema(std::vector<Field> fields) {
-  return std::make_shared<Schema>(std::move(fields));
-}
+using testing::MakeSchema;
 
 Status AppendOne(RowToColumnarConverter& converter, const RowBytes& row) {
   const uint8_t* pointer = row.bytes().data();

@@ -14,6 +14,7 @@
 #include "sluice/format/array_compare.h"
 #include "sluice/row/columnar_to_row_converter.h"
 #include "sluice/row/row_to_columnar_converter.h"
+#include "support/batch_maker.h"
 
 namespace sluice {
 namespace {
@@ -31,9 +32,7 @@ struct LayoutCase {
   RowBytes expected;
 };
 
-SchemaPtr MakeSchema(std::vector<Field> fields) {
-  return std::make_shared<Schema>(std::move(fields));
-}
+using testing::MakeSchema;
 
 void ExpectBothWays(const LayoutCase& layout) {
   SCOPED_TRACE(layout.name);

@@ -73,6 +73,12 @@ SchemaPtr MixedSchema() {
       MakeField("c3", DataType::Decimal128(11, 2), false)});
 }
 
+SchemaPtr KeyTextValueSchema() {
+  return std::make_shared<Schema>(std::vector<Field>{MakeField("k", DataType::Int64()),
+                                                     MakeField("s", DataType::Utf8()),
+                                                     MakeField("d", DataType::Float64())});
+}
+
 SchemaPtr AllTypesSchema(int nested_depth) {
   std::vector<Field> fields;
   int index = 0;

@@ -30,6 +30,9 @@ TypePtr RandomType(std::mt19937_64& rng, int depth);
 /// c3 Decimal128(11, 2).
 SchemaPtr MixedSchema();
 
+/// Returns a small schema of three nullable columns: k Int64, s Utf8, d Float64.
+SchemaPtr KeyTextValueSchema();
+
 /// Returns a schema with one column of every leaf type and nested columns of the given depth.
 SchemaPtr AllTypesSchema(int nested_depth);
 

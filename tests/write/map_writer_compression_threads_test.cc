@@ -113,15 +113,9 @@ std::string IdentityCaseName(const ::testing::TestParamInfo<IdentityCase>& info)
 INSTANTIATE_TEST_SUITE_P(Cases, CompressionThreadsIdentityTest,
                          ::testing::ValuesIn(IdentityCases()), IdentityCaseName);
 
-SchemaPtr Schema3() {
-  return std::make_shared<Schema>(std::vector<Field>{MakeField("k", DataType::Int64()),
-                                                     MakeField("s", DataType::Utf8()),
-                                                     MakeField("d", DataType::Float64())});
-}
-
 MapWriterOptions FaultOptions(const testing::TemporaryDirectory& directory, int32_t threads) {
   MapWriterOptions options;
-  options.schema = Schema3();
+  options.schema = testing::KeyTextValueSchema();
   options.partitioning.kind = PartitionKind::kHash;
   options.partitioning.partition_count = 50;
   options.partitioning.key_columns = {0};
@@ -156,12 +150,14 @@ class CompressionThreadsFaultTest : public ::testing::Test {
       io_faults::FailWritesAfter(bytes_allowed, error);
       Status status;
       for (int i = 0; i < 8 && status.ok(); ++i) {
-        status = writer->Write(testing::RandomBatch(Schema3(), 2000, i));
+        status = writer->Write(testing::RandomBatch(testing::KeyTextValueSchema(), 2000, i));
       }
       if (status.ok()) status = writer->Finish().status();
       io_faults::FailWritesAfter(-1, 0);
       EXPECT_TRUE(directory.List().empty()) << "threads " << threads;
-      EXPECT_NE(writer->Write(testing::RandomBatch(Schema3(), 10, 0)).message().find("aborted"),
+      EXPECT_NE(writer->Write(testing::RandomBatch(testing::KeyTextValueSchema(), 10, 0))
+                    .message()
+                    .find("aborted"),
                 std::string::npos);
       results[threads] = status;
     }
@@ -199,7 +195,7 @@ TEST(CompressionThreadsTest, AbortWithWorkHeldLeavesNothing) {
   options.memory_limit = 100000;  // spills now and then
   auto writer = MapWriter::Make(options).ValueOrDie();
   for (int i = 0; i < 6; ++i)
-    ASSERT_TRUE(writer->Write(testing::RandomBatch(Schema3(), 2000, i)).ok());
+    ASSERT_TRUE(writer->Write(testing::RandomBatch(testing::KeyTextValueSchema(), 2000, i)).ok());
   EXPECT_GT(writer->metrics().spills, 0);
   writer->Abort();
   EXPECT_TRUE(directory.List().empty());
@@ -213,7 +209,7 @@ TEST(CompressionThreadsTest, DestroyingAnUnfinishedWriterJoinsAndLeavesNothing) 
     options.memory_limit = 1;
     auto writer = MapWriter::Make(options).ValueOrDie();
     for (int i = 0; i < 3; ++i)
-      ASSERT_TRUE(writer->Write(testing::RandomBatch(Schema3(), 2000, i)).ok());
+      ASSERT_TRUE(writer->Write(testing::RandomBatch(testing::KeyTextValueSchema(), 2000, i)).ok());
   }
   EXPECT_TRUE(directory.List().empty());
 }

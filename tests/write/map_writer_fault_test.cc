@@ -14,21 +14,17 @@
 namespace sluice {
 namespace {
 
-SchemaPtr Schema3() {
-  return std::make_shared<Schema>(std::vector<Field>{MakeField("k", DataType::Int64()),
-                                                     MakeField("s", DataType::Utf8()),
-                                                     MakeField("d", DataType::Float64())});
-}
-
 std::vector<RecordBatch> Batches(int count = 8) {
   std::vector<RecordBatch> batches;
-  for (int i = 0; i < count; ++i) batches.push_back(testing::RandomBatch(Schema3(), 2000, i));
+  for (int i = 0; i < count; ++i) {
+    batches.push_back(testing::RandomBatch(testing::KeyTextValueSchema(), 2000, i));
+  }
   return batches;
 }
 
 MapWriterOptions Options(const testing::TemporaryDirectory& directory) {
   MapWriterOptions options;
-  options.schema = Schema3();
+  options.schema = testing::KeyTextValueSchema();
   options.partitioning.kind = PartitionKind::kHash;
   options.partitioning.partition_count = 50;
   options.partitioning.key_columns = {0};
