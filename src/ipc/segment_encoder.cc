@@ -45,34 +45,6 @@ fb::CompressionType ArrowCodec(CompressionCodec codec) {
 
 }  // namespace
 
-struct GatheredBlocks::State {
-  struct Block {
-    ipc::BlockPlan plan;
-    // Where each gathered buffer starts in `scratch` (which may move while blocks are added).
-    std::vector<int64_t> scratch_offsets;
-    int64_t rows = 0;
-  };
-  std::vector<Block> blocks;  // the first `count` are in use; the rest keep their capacity
-  size_t count = 0;
-  AlignedBuffer scratch;
-};
-
-GatheredBlocks::GatheredBlocks() : state_(std::make_unique<State>()) {}
-GatheredBlocks::~GatheredBlocks() = default;
-void GatheredBlocks::Clear() {
-  state_->count = 0;
-  state_->scratch.Clear();
-}
-size_t GatheredBlocks::size() const {
-  return state_->count;
-}
-int64_t GatheredBlocks::gathered_bytes() const {
-  return state_->scratch.size();
-}
-int64_t GatheredBlocks::scratch_capacity() const {
-  return state_->scratch.capacity();
-}
-
 class SegmentEncoder::Impl {
  public:
   Impl(const Schema& schema, const SegmentEncoderOptions& options) {
@@ -126,9 +98,8 @@ class SegmentEncoder::Impl {
   template <typename Selection>
   Status Append(const Selection& selection, AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
     if (codec_ != CompressionCodec::kNone) {
-      inline_blocks_.Clear();
-      SLUICE_RETURN_NOT_OK(Gather(selection, inline_blocks_.state_.get()));
-      return Frame(inline_blocks_.state_.get(), 0, out, metrics);
+      SLUICE_RETURN_NOT_OK(Gather(selection));
+      return Frame(selection.count, out, metrics);
     }
     SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
     const int64_t length = selection.count;
@@ -172,61 +143,42 @@ class SegmentEncoder::Impl {
     return Status::OK();
   }
 
-  // Compressing encoders: plans a block and gathers every buffer that is not used in place
-  // into the blocks' scratch, the codec's input; adds the block to `blocks`. Touches the gather
-  // tree and the bound batches, never the codec.
+  // Compressing encoders: plans a block into plan_ and gathers every buffer that is not used
+  // in place into scratch_, the codec's input.
   template <typename Selection>
-  Status Gather(const Selection& selection, GatheredBlocks::State* blocks) {
+  Status Gather(const Selection& selection) {
     SLUICE_DCHECK(codec_ != CompressionCodec::kNone);
-    if (blocks->count == blocks->blocks.size()) blocks->blocks.emplace_back();
-    GatheredBlocks::State::Block& block = blocks->blocks[blocks->count];
-    SLUICE_RETURN_NOT_OK(PlanBlock(selection, &block.plan));
-    const int64_t start = blocks->scratch.size();
-    int64_t position = start;
-    block.scratch_offsets.resize(block.plan.buffers.size());
-    for (size_t i = 0; i < block.plan.buffers.size(); ++i) {
-      const PlannedBuffer& buffer = block.plan.buffers[i];
-      block.scratch_offsets[i] = position;
-      if (buffer.direct == nullptr) position += bits::RoundUp(buffer.size, kBufferAlignment);
+    SLUICE_RETURN_NOT_OK(PlanBlock(selection, &plan_));
+    int64_t scratch_bytes = 0;
+    for (const PlannedBuffer& buffer : plan_.buffers) {
+      if (buffer.direct == nullptr) scratch_bytes += bits::RoundUp(buffer.size, kBufferAlignment);
     }
-    blocks->scratch.Resize(position);
-    for (size_t i = 0; i < block.plan.buffers.size(); ++i) {
-      PlannedBuffer& buffer = block.plan.buffers[i];
-      if (buffer.direct == nullptr) {
-        buffer.destination = blocks->scratch.data() + block.scratch_offsets[i];
-      }
+    scratch_.Resize(scratch_bytes);
+    int64_t position = 0;
+    for (PlannedBuffer& buffer : plan_.buffers) {
+      if (buffer.direct != nullptr) continue;
+      buffer.destination = scratch_.data() + position;
+      position += bits::RoundUp(buffer.size, kBufferAlignment);
     }
-    WriteColumns(selection, &block.plan);
-    block.rows = selection.count;
-    blocks->count += 1;
+    WriteColumns(selection, &plan_);
     return Status::OK();
   }
 
-  // Compressing encoders: compresses gathered block `index` and appends its RecordBatch message
-  // to `out`. Touches the codec, the blocks and the framing state, never the gather tree.
-  Status Frame(GatheredBlocks::State* blocks, size_t index, AlignedBuffer* out,
-               SegmentEncoderMetrics* metrics) {
-    SLUICE_DCHECK(codec_ != CompressionCodec::kNone);
-    SLUICE_DCHECK(index < blocks->count);
+  // Compressing encoders: compresses the block Gather left in plan_ and scratch_ and appends
+  // its RecordBatch message of `rows` rows to `out`.
+  Status Frame(int64_t rows, AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
     SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
-    GatheredBlocks::State::Block& block = blocks->blocks[index];
-    for (size_t i = 0; i < block.plan.buffers.size(); ++i) {
-      PlannedBuffer& buffer = block.plan.buffers[i];
-      if (buffer.direct == nullptr) {
-        buffer.destination = blocks->scratch.data() + block.scratch_offsets[i];
-      }
-    }
     // Only compression is timed here (its calls cost microseconds); gathering is the rest of
-    // the caller's encode time, measured by the caller once per flush, not twice per block.
+    // the caller's encode time, measured by the caller, not twice per block.
     const auto compress_start = SteadyClock::now();
     const int64_t message_start = out->size();
     out->Append(template_.data(), template_.size());
-    SLUICE_ASSIGN_OR_RAISE(const int64_t body_length, CompressBody(block.plan, out));
+    SLUICE_ASSIGN_OR_RAISE(const int64_t body_length, CompressBody(plan_, out));
     metrics->compress_nanos += NanosSince(compress_start);
-    PatchMetadata(out->data() + message_start, block.rows, body_length, block.plan);
+    PatchMetadata(out->data() + message_start, rows, body_length, plan_);
     metrics->blocks += 1;
-    metrics->rows += block.rows;
-    metrics->uncompressed_body_bytes += UncompressedBytes(block.plan);
+    metrics->rows += rows;
+    metrics->uncompressed_body_bytes += UncompressedBytes(plan_);
     metrics->encoded_bytes += out->size() - message_start;
     return Status::OK();
   }
@@ -378,12 +330,11 @@ class SegmentEncoder::Impl {
   std::vector<std::vector<const ArrayData*>> column_sources_;
   std::vector<ipc::SourceStretch> stretches_;  // of the block being gathered
 
-  // Per-block state, reused. plan_ is the uncompressed path's; inline_blocks_ holds the block
-  // Append gathers and frames itself when compressing. The framing state (buffer_offsets_,
-  // buffer_lengths_) belongs to Frame; an uncompressed Append writes its buffer entries
-  // straight into the message.
+  // Per-block state, reused: the block's plan; with a codec, the gathered bytes it compresses
+  // and where each compressed buffer went (an uncompressed Append writes its buffer entries
+  // straight into the message).
   ipc::BlockPlan plan_;
-  GatheredBlocks inline_blocks_;
+  AlignedBuffer scratch_;
   std::vector<int64_t> buffer_offsets_;
   std::vector<int64_t> buffer_lengths_;
 };
@@ -413,17 +364,6 @@ void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
 Status SegmentEncoder::AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
                                   AlignedBuffer* out, int64_t readable_ahead) {
   return impl_->Append(impl_->SelectRows(sources, rows, count, readable_ahead), out, &metrics_);
-}
-
-Status SegmentEncoder::GatherRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
-                                  GatheredBlocks* blocks, int64_t readable_ahead) {
-  SLUICE_DCHECK(options_.codec != CompressionCodec::kNone);
-  return impl_->Gather(impl_->SelectRows(sources, rows, count, readable_ahead),
-                       blocks->state_.get());
-}
-
-Status SegmentEncoder::AppendGathered(GatheredBlocks* blocks, size_t index, AlignedBuffer* out) {
-  return impl_->Frame(blocks->state_.get(), index, out, &metrics_);
 }
 
 Status SegmentEncoder::AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out) {

@@ -1,29 +1,28 @@
-// CompressionWorker: one background thread that compresses and frames a writer's blocks while
-// the writer's own thread gathers the next ones, and takes a share of the compressing when it
-// would otherwise wait.
+// CompressionWorker: one background thread that encodes (gathers and compresses) a writer's
+// blocks beside the writer's own thread.
 //
-// Work moves in jobs: a run of consecutive blocks gathered into one GatheredBlocks, compressed
-// and framed into RecordBatch messages. Blocks are handed over by the job, not one by one,
-// because a hand-over to a sleeping thread costs about as much as compressing a small block
-// (at 200 partitions a block is ~20 KiB and ~15 us of lz4); and a thread that waits for the
-// other polls for a while before it sleeps, so that during a flush, when jobs follow each other
-// closely, neither has to be woken.
+// Work moves in jobs: a run of consecutive blocks, each named by its rows in the held batches.
+// Both threads claim a job's blocks in order from one counter and encode each block whole,
+// gathering its rows and compressing them with an encoder of their own, into their own buffer
+// of messages. A block is gathered and compressed on one core, so its gathered bytes are still
+// in that core's cache when the codec reads them. (Gathering on one thread and compressing on
+// the other moved every gathered byte between the cores, and left whichever step was faster
+// waiting for the other.) Blocks are handed over by the job, not one by one, because waking a
+// sleeping thread costs about as much as encoding a small block; and a thread that waits for
+// the other polls for a while before it sleeps, so that during a flush neither has to be woken.
 //
-// There are two job slots. The writer gathers a job into one slot and submits it; while the
-// thread compresses it, the writer appends the messages of the previous job to its file and
-// gathers the next job into the other slot; then it waits for the submitted job, submits the
-// next, and so on. So one job is in flight (the queue is one deep) and the file is touched only
-// by the writer's thread, in the same order as without the worker: the bytes are the same.
+// There are two job slots, and both may be in flight: the writer plans a job (its blocks'
+// rows; no data is touched) and submits it while the other is still being encoded. Waiting for
+// the older job, the writer's thread encodes blocks of it, and once none is left to claim,
+// blocks of the newer one, rather than wait for the thread's last block of the older: so
+// neither thread idles at the end of a job. The writer then appends the older job's messages
+// to its file while the thread goes on with the newer job. The file is touched only by the
+// writer's thread, in the same order as without the worker: the bytes are the same.
 //
-// Waiting for a job, the writer's thread frames blocks of it too, with an encoder of its own:
-// both threads claim the job's blocks in order from one counter, and each appends the messages
-// of its blocks to its own buffer. When the codec is slower than gathering (zstd) the two
-// threads share the compression; when gathering is slower there is nothing left to claim.
-//
-// Memory: two slots, each one job of gathered scratch and its framed messages, fixed once warm
-// (the writer bounds a job's gathered bytes), and a second encoder with its codec context; a
-// warm job allocates nothing. Stopping (Stop() or destruction) skips a submitted job the thread
-// has not started, waits for the one it is compressing, and joins the thread.
+// Memory: two slots, each one job's framed messages, fixed once warm (the writer bounds a job's
+// bytes), and a second encoder with its codec context and the gather scratch of one block; a
+// warm job allocates nothing. Stopping (Stop() or destruction) drops the blocks no thread has
+// started, waits for those being encoded, and joins the thread.
 #pragma once
 
 #include <atomic>
@@ -43,10 +42,19 @@ namespace sluice::internal {
 
 class CompressionWorker {
  public:
-  /// A run of blocks: gathered by the writer, compressed and framed by the two threads.
+  /// The rows of one block: rows[i] of held batch sources[i], for i < count, with the
+  /// readable_ahead entries after them (see SegmentEncoder::AppendRows).
+  struct BlockRows {
+    const uint32_t* sources = nullptr;
+    const uint32_t* rows = nullptr;
+    int64_t count = 0;
+    int64_t readable_ahead = 0;
+  };
+
+  /// A run of blocks: planned by the writer, encoded by the two threads.
   class Job {
    public:
-    GatheredBlocks blocks;
+    std::vector<BlockRows> blocks;
 
     /// Blocks [0, framed()) are framed; when framed() < blocks.size(), status() is the error of
     /// block framed(). Valid once the job is done.
@@ -71,15 +79,24 @@ class CompressionWorker {
       int64_t end = 0;
     };
 
-    // Prepares the job for framing its blocks.
+    // Prepares the job for encoding its blocks.
     void Reset();
-    // Claims blocks in order and frames each with `encoder` into messages_[framer] until none
-    // is left or a claimed block fails.
-    void FrameClaimed(SegmentEncoder* encoder, int framer);
+    // Returns whether a block is left to claim. (The thread asks this of slots it may be
+    // about to lose while it polls, so it reads atomics only.)
+    bool claimable() const { return next_.load() < count_.load(); }
+    // Returns whether every block was encoded or dropped.
+    bool done() const { return settled_.load() == count_.load(); }
+    // Claims the next block and encodes it with `encoder` into messages_[framer]; returns
+    // false if none was left. A block after a failed one is dropped, not encoded.
+    bool EncodeOne(SegmentEncoder* encoder, int framer);
+    // Claims every block no thread has started, dropping them.
+    void DropUnclaimed();
 
     AlignedBuffer messages_[2];
     std::vector<Place> places_;
-    std::atomic<size_t> next_{0};  // the next block to claim
+    std::atomic<size_t> count_{0};    // blocks.size() as of Reset()
+    std::atomic<size_t> next_{0};     // the next block to claim
+    std::atomic<size_t> settled_{0};  // blocks encoded or dropped
     // The first block that failed (blocks.size() if none) and its error (OK if none).
     std::mutex failure_mutex_;
     std::atomic<size_t> first_failed_{0};
@@ -87,52 +104,73 @@ class CompressionWorker {
   };
 
   /// Starts the thread; `encoder` (a compressing one) must outlive this object. While a job is
-  /// in flight, the encoder's AppendGathered runs on the thread only. Makes a second encoder
-  /// like it for the caller's share.
+  /// in flight, the encoder is used by the thread only. Makes a second encoder like it for the
+  /// caller's share.
   static Result<std::unique_ptr<CompressionWorker>> Make(SegmentEncoder* encoder);
   /// Stops the thread (see Stop).
   ~CompressionWorker();
   CompressionWorker(const CompressionWorker&) = delete;
   CompressionWorker& operator=(const CompressionWorker&) = delete;
 
+  /// Binds the caller's encoder to the batches the jobs' rows name (the writer binds its own
+  /// encoder, the thread's). Requires !busy().
+  void BindBatches(std::span<const RecordBatch* const> batches);
+
   /// Returns slot `index` (0 or 1). The caller may touch a slot unless it is in flight.
   Job* job(int index) { return &jobs_[index]; }
-  /// Returns whether a submitted job has not been waited for, and which slot it is.
-  bool busy() const { return in_flight_ >= 0; }
-  int in_flight() const { return in_flight_; }
+  /// Returns how many jobs are in flight (submitted and not yet waited for): 0, 1 or 2.
+  int in_flight() const { return in_flight_count_; }
+  bool busy() const { return in_flight_count_ > 0; }
+  /// Returns the slot of the oldest job in flight. Requires busy().
+  int oldest() const { return oldest_; }
 
-  /// Hands slot `index` to the thread, which frames its blocks (stopping at the first error).
-  /// Requires !busy().
+  /// Puts slot `index` in flight: the thread encodes its blocks (stopping at the first error)
+  /// after those of the job in flight before it, if any. Requires in_flight() < 2 and `index`
+  /// not in flight.
   void Submit(int index);
-  /// Frames blocks of the job in flight on the caller's thread while any are left, then waits
-  /// until the job is done. Requires busy().
-  void Wait();
+  /// Waits until the oldest job in flight is done, encoding blocks of the jobs in flight on the
+  /// caller's thread while any are left to claim, and takes it out of flight; returns its slot.
+  /// Requires busy().
+  int Wait();
+  /// Drops every block of the jobs in flight that no thread has started and waits for the
+  /// rest: afterwards nothing is in flight.
+  void Cancel();
 
-  /// Waits for the job being compressed, if any, and joins the thread. Idempotent; after it,
-  /// only the destructor may be called.
+  /// Cancels what is in flight and joins the thread. Idempotent; after it, only the destructor
+  /// may be called.
   void Stop();
 
-  /// Returns the time the caller spent in Wait(), its share of the framing included.
-  int64_t wait_nanos() const { return wait_nanos_; }
-  /// Returns the metrics of the caller's encoder (the blocks it framed in Wait()).
+  /// Returns the time both threads spent encoding blocks (gathering and compressing), summed.
+  /// Read it while !busy().
+  int64_t encode_nanos() const { return encode_nanos_[0] + encode_nanos_[1]; }
+  /// Returns the metrics of the caller's encoder (the blocks it encoded).
   const SegmentEncoderMetrics& caller_encoder_metrics() const { return caller_encoder_->metrics(); }
 
  private:
   CompressionWorker(SegmentEncoder* encoder, std::unique_ptr<SegmentEncoder> caller_encoder);
   void Run();
+  // The slot of the oldest job in flight with a block left to claim, or -1.
+  int ClaimableJob() const;
+  // Waits until `ready()`, polling first; the thread notifies finished_ after each job it
+  // leaves.
+  template <typename Ready>
+  void WaitForThread(Ready ready);
 
   SegmentEncoder* const encoder_;
   const std::unique_ptr<SegmentEncoder> caller_encoder_;
   Job jobs_[2];
-  int in_flight_ = -1;  // the caller's view
-  int64_t wait_nanos_ = 0;
+  int oldest_ = 0;                    // the caller's view
+  int in_flight_count_ = 0;           // the caller's view
+  int64_t encode_nanos_[2] = {0, 0};  // the thread's, the caller's
 
-  // job_ and stop_ change under mutex_ (so a sleeper cannot miss a change) and are read without
-  // it while polling.
+  // The jobs in flight as the thread sees them: queue_[0] the older, then queue_[1]; -1 when
+  // empty. Changed under mutex_ (so a sleeper cannot miss a change), read without it while
+  // polling.
   std::mutex mutex_;
   std::condition_variable submitted_;  // a job or stop_, for the thread
-  std::condition_variable finished_;   // the thread is done with the job, for the caller
-  std::atomic<int> job_{-1};           // slot submitted and not yet finished by the thread
+  std::condition_variable finished_;   // the thread left a job, for the caller
+  std::atomic<int> queue_[2] = {-1, -1};
+  std::atomic<int> pinned_{-1};  // the slot the thread is encoding blocks of, or -1
   std::atomic<bool> stop_{false};
 
   std::thread thread_;  // last: starts once everything above is built

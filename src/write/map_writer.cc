@@ -180,12 +180,13 @@ class MapWriter::Impl {
   // Groups the held rows by partition and binds the encoder to the held batches.
   void SortHeld() {
     if (worker_ != nullptr) ResetBehind();
-    failed_block_ = BlockKey{};
     sort_.Build(held_, partition_count_);
     rows_per_block_ = RowsPerBlock();
+    held_row_bytes_ = std::max<int64_t>(1, held_bytes_ / held_rows_);
     held_batches_.clear();
     for (const HeldBatch& held : held_) held_batches_.push_back(&held.batch);
     encoder_->BindBatches(held_batches_);
+    if (worker_ != nullptr) worker_->BindBatches(held_batches_);
   }
 
   // Appends the blocks of partition p's held rows to `file`, updating `checksum`.
@@ -197,8 +198,8 @@ class MapWriter::Impl {
       const int64_t count = std::min(end - from, rows_per_block_);
       AlignedBuffer* pending = file->pending();
       const int64_t start = pending->size();
-      SLUICE_RETURN_NOT_OK(encoder_->AppendRows(sort_.sources() + from, sort_.rows() + from,
-                                                count, pending, sort_.row_count() - from - count));
+      SLUICE_RETURN_NOT_OK(encoder_->AppendRows(sort_.sources() + from, sort_.rows() + from, count,
+                                                pending, sort_.row_count() - from - count));
       checksum->Update(pending->data() + start, pending->size() - start);
       SLUICE_RETURN_NOT_OK(files_->FlushIfFull(file));
     }
@@ -228,11 +229,11 @@ class MapWriter::Impl {
     return false;
   }
 
-  // EncodeHeldPartition with the compression worker: blocks are gathered ahead, a job at a
-  // time (across partitions: the next partition's blocks too), compressed on the worker's
-  // thread, and appended here. The file sees the same bytes in the same order as inline, and
-  // errors come in the same order: each block's gathering or codec error is returned when that
-  // block is reached, after every earlier block was appended.
+  // EncodeHeldPartition with the compression worker: blocks are planned ahead, a job at a
+  // time (across partitions: the next partition's blocks too), encoded by both threads, and
+  // appended here. The file sees the same bytes in the same order as inline, and errors come in
+  // the same order: each block's gathering or codec error is returned when that block is
+  // reached, after every earlier block was appended.
   Status EncodeHeldPartitionBehind(int32_t partition, OutputFile* file, Checksum* checksum) {
     const int64_t end = sort_.end(partition);
     for (int64_t from = sort_.begin(partition); from < end; from += rows_per_block_) {
@@ -246,7 +247,7 @@ class MapWriter::Impl {
   }
 
   // Sets `*message` to the framed message of `block`, taken from the job being consumed, or
-  // after gathering the next job and waiting for the one in flight.
+  // after planning the next job and encoding the one in flight.
   Status CompressedBlock(const BlockKey& block, std::span<const uint8_t>* message) {
     while (true) {
       if (consumed_job_ >= 0) {
@@ -267,56 +268,52 @@ class MapWriter::Impl {
       }
       if (!worker_->busy()) {
         // Nothing in flight: the first block of a flush (or after a reset).
-        if (block == failed_block_) return failed_status_;
-        gather_next_ = block;
-        gather_more_ = true;
+        plan_next_ = block;
+        plan_more_ = true;
         job_bytes_ = kFirstJobBytes;
-        GatherJob(0);
-        if (worker_->job(0)->blocks.size() == 0) return failed_status_;
+        PlanJob(0);
         worker_->Submit(0);
       }
-      // One job in flight: gather the next into the other slot meanwhile, then take it over.
-      const int in_flight = worker_->in_flight();
-      const int other = 1 - in_flight;
-      GatherJob(other);
-      worker_->Wait();
-      consumed_job_ = in_flight;
-      if (worker_->job(other)->blocks.size() > 0) worker_->Submit(other);
+      // Two jobs in flight, so that neither thread waits at the end of one: plan the next into
+      // the free slot, then join the older and take it over; the thread goes on with the newer
+      // while this one appends the older's messages.
+      if (worker_->in_flight() == 1 && plan_more_) {
+        const int free = 1 - worker_->oldest();
+        PlanJob(free);
+        worker_->Submit(free);
+      }
+      consumed_job_ = worker_->Wait();
     }
   }
 
-  // Gathers the blocks from gather_next_ on into slot `slot` until the job holds job_bytes_
-  // (a block's error stops gathering; it is returned when that block is reached).
-  void GatherJob(int slot) {
+  // Plans the blocks from plan_next_ on into slot `slot` until the job holds about job_bytes_
+  // of held rows.
+  void PlanJob(int slot) {
     CompressionWorker::Job* job = worker_->job(slot);
     JobKeys& keys = job_keys_[slot];
-    job->blocks.Clear();
+    job->blocks.clear();
     keys.blocks.clear();
     keys.next = 0;
-    while (gather_more_ && job->blocks.gathered_bytes() < job_bytes_ &&
+    int64_t job_rows = 0;
+    while (plan_more_ && job_rows * held_row_bytes_ < job_bytes_ &&
            keys.blocks.size() < kMaxJobBlocks) {
-      const int64_t count =
-          std::min(sort_.end(gather_next_.partition) - gather_next_.from, rows_per_block_);
-      Status status = encoder_->GatherRows(
-          sort_.sources() + gather_next_.from, sort_.rows() + gather_next_.from, count,
-          &job->blocks, sort_.row_count() - gather_next_.from - count);
-      if (!status.ok()) {
-        failed_block_ = gather_next_;
-        failed_status_ = std::move(status);
-        gather_more_ = false;
-        break;
-      }
-      keys.blocks.push_back(gather_next_);
-      gather_more_ = NextHeldBlock(gather_next_, &gather_next_);
+      const BlockKey block = plan_next_;
+      const int64_t count = std::min(sort_.end(block.partition) - block.from, rows_per_block_);
+      job->blocks.push_back(CompressionWorker::BlockRows{sort_.sources() + block.from,
+                                                         sort_.rows() + block.from, count,
+                                                         sort_.row_count() - block.from - count});
+      keys.blocks.push_back(block);
+      job_rows += count;
+      plan_more_ = NextHeldBlock(block, &plan_next_);
     }
     job_bytes_ = std::min(job_bytes_ * 2, kJobBytes);
   }
 
-  // Drops every job gathered ahead (waiting for the one in flight).
+  // Drops every job planned ahead (waiting for the blocks being encoded).
   void ResetBehind() {
-    if (worker_->busy()) worker_->Wait();
+    worker_->Cancel();
     consumed_job_ = -1;
-    gather_more_ = false;
+    plan_more_ = false;
     for (JobKeys& keys : job_keys_) {
       keys.blocks.clear();
       keys.next = 0;
@@ -353,15 +350,16 @@ class MapWriter::Impl {
     metrics_.blocks = encoder_metrics.blocks;
     metrics_.compress_nanos = encoder_metrics.compress_nanos;
     if (worker_ != nullptr) {
-      // The blocks this thread framed while it waited for the worker.
+      // The blocks this thread encoded beside the worker's.
       metrics_.blocks += worker_->caller_encoder_metrics().blocks;
       metrics_.compress_nanos += worker_->caller_encoder_metrics().compress_nanos;
+      // Both threads' encoding, less its codec calls, was gathering.
+      metrics_.gather_nanos = worker_->encode_nanos() - metrics_.compress_nanos;
+    } else {
+      // What the flushes spent neither in the codec nor in file writes was gathering.
+      metrics_.gather_nanos =
+          file_metrics.flush_nanos - file_metrics.write_nanos - encoder_metrics.compress_nanos;
     }
-    // What the flushes spent neither in the codec (or, with the worker compressing, waiting
-    // for it and framing its share) nor in file writes was gathering.
-    metrics_.gather_nanos =
-        file_metrics.flush_nanos - file_metrics.write_nanos -
-        (worker_ != nullptr ? worker_->wait_nanos() : encoder_metrics.compress_nanos);
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
     metrics_.write_nanos = file_metrics.write_nanos;
@@ -406,15 +404,14 @@ class MapWriter::Impl {
   int64_t held_rows_ = 0;
   RowsByPartition sort_;
   int64_t rows_per_block_ = 1;
+  int64_t held_row_bytes_ = 1;  // the held rows' average size, charged bytes
   std::vector<const RecordBatch*> held_batches_;
 
-  // With compression_threads: the thread that compresses while this one gathers. A job's
-  // gathered bytes: the first of a flush small, so the worker starts soon; later ones small
-  // enough that the job and its messages stay in the L2 cache and that the last job, which
-  // nothing overlaps, is short. Hand-overs are cheap as the two threads poll briefly before
-  // sleeping (see CompressionWorker). Measured, lz4 at 200 partitions: 16/128 KiB jobs gave
-  // 0.80 of the raw codec's throughput, 8/64 0.78-0.81, 32/256 0.76, 64/512 0.77-0.78. 4096
-  // blocks at most, so a job of tiny blocks stays small.
+  // With compression_threads: the thread that encodes blocks beside this one. A job's held
+  // bytes: the first of a flush small, so the first messages come soon; later ones small enough
+  // that the job's messages stay in the L2 cache and that the last job is short. Hand-overs are
+  // cheap as the two threads poll briefly before sleeping (see CompressionWorker). 4096 blocks
+  // at most, so a job of tiny blocks stays small.
   static constexpr int64_t kFirstJobBytes = int64_t{16} << 10;
   static constexpr int64_t kJobBytes = int64_t{128} << 10;
   static constexpr size_t kMaxJobBlocks = 4096;
@@ -426,11 +423,9 @@ class MapWriter::Impl {
   std::unique_ptr<internal::CompressionWorker> worker_;
   JobKeys job_keys_[2];
   int consumed_job_ = -1;  // the slot whose messages are being appended
-  BlockKey gather_next_;   // the next block to gather, while gather_more_
-  bool gather_more_ = false;
+  BlockKey plan_next_;     // the next block to plan, while plan_more_
+  bool plan_more_ = false;
   int64_t job_bytes_ = kFirstJobBytes;
-  BlockKey failed_block_;  // a block whose gathering failed, and why
-  Status failed_status_;
 
   std::unique_ptr<MapOutputFiles> files_;
   int64_t total_nanos_ = 0;

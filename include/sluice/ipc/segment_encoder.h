@@ -8,10 +8,9 @@
 //   patches its lengths and offsets in place, so producing metadata costs no schema work;
 // - rows are gathered from the input batches straight to their final place (the output when
 //   there is no codec, the codec's input otherwise), once;
-// - the codec context is made once and reused, so encoding a warm block allocates nothing;
-// - with a codec, a block is two steps: gathering its rows into scratch (GatherRows) and
-//   compressing and framing that scratch (AppendGathered). AppendRows does both; a caller with
-//   a second thread runs them on different threads, gathering block k+1 while block k compresses.
+// - the codec context is made once and reused, so encoding a warm block allocates nothing.
+// An encoder is used by one thread at a time; a writer with a second thread gives it an encoder
+// of its own.
 #pragma once
 
 #include <cstdint>
@@ -46,34 +45,8 @@ struct SegmentEncoderMetrics {
   int64_t uncompressed_body_bytes = 0;
   /// Message bytes appended (metadata and bodies).
   int64_t encoded_bytes = 0;
-  /// Time in codec calls. (Gathering is not timed per block; callers time their flushes.)
+  /// Time in codec calls. (Gathering is not timed apart; callers time whole blocks or flushes.)
   int64_t compress_nanos = 0;
-};
-
-/// Blocks of a compressing encoder between their two steps: each block's plan (nodes, buffer
-/// sizes, buffers used in place) and, for all of them in one scratch, the bytes gathered for the
-/// codec. Reused: Clear() keeps the capacity (about the gathered bytes), so warm blocks allocate
-/// nothing.
-class GatheredBlocks {
- public:
-  GatheredBlocks();
-  ~GatheredBlocks();
-  GatheredBlocks(const GatheredBlocks&) = delete;
-  GatheredBlocks& operator=(const GatheredBlocks&) = delete;
-
-  /// Forgets the blocks, keeping the memory.
-  void Clear();
-  /// Returns the number of blocks gathered since Clear().
-  size_t size() const;
-  /// Returns the bytes gathered since Clear(), and the scratch held.
-  int64_t gathered_bytes() const;
-  int64_t scratch_capacity() const;
-
-  struct State;
-
- private:
-  friend class SegmentEncoder;
-  std::unique_ptr<State> state_;
 };
 
 class SegmentEncoder {
@@ -103,19 +76,6 @@ class SegmentEncoder {
   /// misses of many short blocks overlap.
   Status AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
                     AlignedBuffer* out, int64_t readable_ahead = 0);
-
-  /// Compressing encoders only: gathers rows `rows[i]` of bound batch `sources[i]` as one more
-  /// block of `blocks` (the first half of AppendRows; on error no block is added). Uses the
-  /// gather tree and the bound batches, never the codec or the metrics.
-  Status GatherRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
-                    GatheredBlocks* blocks, int64_t readable_ahead = 0);
-
-  /// Compressing encoders only: compresses block `index` of `blocks` and appends its
-  /// RecordBatch message to `out` (the second half of AppendRows; the bytes are the same). Uses
-  /// the codec, the framing state and the metrics, never the gather tree, so it may run on
-  /// another thread while GatherRows fills other GatheredBlocks; no other two calls may overlap.
-  /// Buffers used in place point into the bound batches, which must stay alive until it returns.
-  Status AppendGathered(GatheredBlocks* blocks, size_t index, AlignedBuffer* out);
 
   /// Appends one RecordBatch message holding all of `batch` (zero-copy where the buffers line
   /// up). Replaces the binding.

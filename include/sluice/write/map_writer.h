@@ -79,15 +79,16 @@ struct MapWriterOptions {
   bool sync = false;
   /// Write buffering of the data and spill files.
   OutputFileOptions file;
-  /// Background threads that compress blocks while the caller's thread gathers the next one:
+  /// Background threads that encode (gather and compress) blocks beside the caller's thread:
   /// 0 or 1. Default 0: everything runs on the caller's thread. 1 trades a second core for wall
   /// time (the output is byte for byte the same), so it is for hosts with idle cores; a host
   /// that runs one task per core (Spark) keeps it off. Ignored without a codec. Blocks go to
-  /// the thread in jobs of about 128 KiB of gathered rows (one block when blocks are larger);
-  /// the caller's thread compresses blocks of a job too while it waits for it. Two jobs, their
-  /// compressed messages and a second codec context are the added scratch, fixed for the task
-  /// (at most about 4 x (128 KiB + target_block_bytes) plus the context) and, like the
-  /// encoder's own scratch, outside the memory budget.
+  /// the thread in jobs of about 128 KiB of held rows (one block when blocks are larger), two
+  /// jobs in flight; both threads claim a job's blocks and encode each whole. The two jobs'
+  /// compressed messages and a second encoder (its codec context and the gathered bytes of one
+  /// block) are the added scratch, fixed for the task (at most about 2 x (128 KiB +
+  /// target_block_bytes) plus one block and the context) and, like the encoder's own scratch,
+  /// outside the memory budget.
   int32_t compression_threads = 0;
 };
 
