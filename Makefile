@@ -6,10 +6,15 @@ SHARED_DIR ?= $(abspath $(CURDIR)/../shared)
 JOBS ?= $(shell nproc)
 BUILD := build
 ASAN_BUILD := build-asan
+TSAN_BUILD := build-tsan
+# The test programs whose code runs threads (read-ahead, pushed blocks, the writer's compression
+# thread, buffers released on other threads): run under ThreadSanitizer too.
+TSAN_TESTS := base_test read_test write_test
 FUZZ_SECONDS ?= 60
 CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 
-.PHONY: all deps build build-asan test test-unit test-asan test-interop test-fuzz demo bench format clean
+.PHONY: all deps build build-asan build-tsan test test-unit test-asan test-tsan test-interop test-fuzz
+.PHONY: demo bench format clean
 .PHONY: test-cli
 .PHONY: spark-deps jar test-spark spark-demo
 
@@ -25,14 +30,22 @@ $(ASAN_BUILD)/build.ninja:
 	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
 	  -DSLUICE_SANITIZE=ON -DSLUICE_FUZZ=ON -DSLUICE_BUILD_BENCHMARKS=OFF
 
+$(TSAN_BUILD)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
+	  -DSLUICE_SANITIZE_THREAD=ON -DSLUICE_BUILD_BENCHMARKS=OFF
+
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sluice_tests
 
-## test: every test: unit tests, the same under ASan+UBSan, pyarrow interop, bounded fuzzing.
-test: test-unit test-asan test-interop test-fuzz test-spark test-cli
+build-tsan: deps $(TSAN_BUILD)/build.ninja
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
+
+## test: every test: unit tests, the same under ASan+UBSan, the threaded modules' under TSan,
+## pyarrow interop, bounded fuzzing, the Spark plugin, the command-line tool.
+test: test-unit test-asan test-tsan test-interop test-fuzz test-spark test-cli
 	@echo "make test: all suites passed"
 
 test-unit: build
@@ -41,6 +54,12 @@ test-unit: build
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+test-tsan: build-tsan
+	@set -e; for program in $(TSAN_TESTS); do \
+	  echo "ThreadSanitizer: $$program"; \
+	  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TSAN_BUILD)/tests/$$program --gtest_brief=1; \
+	done
 
 test-interop: build
 	SLUICE_LIBRARY=$(CURDIR)/$(BUILD)/libsluice.so SLUICE_CLI=$(CURDIR)/$(BUILD)/tools/sluice \
@@ -80,4 +99,4 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cc')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
