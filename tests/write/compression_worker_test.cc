@@ -43,6 +43,17 @@ class CompressionWorkerTest : public ::testing::Test {
     }
   }
 
+  // A worker with two jobs of many blocks in flight, so that most are unstarted.
+  std::unique_ptr<CompressionWorker> StartTwoLongJobs() {
+    auto worker = CompressionWorker::Make(encoder_.get()).ValueOrDie();
+    worker->BindBatches(bound_);
+    Plan(worker.get(), 0, 0, 30, 40);
+    Plan(worker.get(), 1, 1200, 10, 30);
+    worker->Submit(0);
+    worker->Submit(1);
+    return worker;
+  }
+
   // The message an encoder alone writes for the block.
   std::vector<uint8_t> Expected(const CompressionWorker::BlockRows& block) {
     AlignedBuffer out;
@@ -97,12 +108,7 @@ TEST_F(CompressionWorkerTest, TwoJobsInFlightComeBackOldestFirstWithTheEncodersB
 }
 
 TEST_F(CompressionWorkerTest, CancelDropsUnstartedBlocksAndLeavesNothingInFlight) {
-  auto worker = CompressionWorker::Make(encoder_.get()).ValueOrDie();
-  worker->BindBatches(bound_);
-  Plan(worker.get(), 0, 0, 30, 40);
-  Plan(worker.get(), 1, 1200, 8, 30);
-  worker->Submit(0);
-  worker->Submit(1);
+  auto worker = StartTwoLongJobs();
   worker->Cancel();
   EXPECT_FALSE(worker->busy());
   // The slots are reusable.
@@ -115,12 +121,7 @@ TEST_F(CompressionWorkerTest, CancelDropsUnstartedBlocksAndLeavesNothingInFlight
 }
 
 TEST_F(CompressionWorkerTest, StopWithJobsInFlightJoins) {
-  auto worker = CompressionWorker::Make(encoder_.get()).ValueOrDie();
-  worker->BindBatches(bound_);
-  Plan(worker.get(), 0, 0, 30, 40);
-  Plan(worker.get(), 1, 1200, 10, 30);
-  worker->Submit(0);
-  worker->Submit(1);
+  auto worker = StartTwoLongJobs();
   worker->Stop();
   EXPECT_FALSE(worker->busy());
 }
