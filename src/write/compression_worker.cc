@@ -78,12 +78,16 @@ void CompressionWorker::BindBatches(std::span<const RecordBatch* const> batches)
 void CompressionWorker::Stop() {
   if (!thread_.joinable()) return;
   Cancel();
+  StopWhenIdle();
+  thread_.join();
+}
+
+void CompressionWorker::StopWhenIdle() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   submitted_.notify_one();
-  thread_.join();
 }
 
 int CompressionWorker::ClaimableJob() const {
@@ -108,7 +112,8 @@ void CompressionWorker::Run() {
         index = ClaimableJob();
         return stop_ || index >= 0;
       });
-      if (stop_) return;
+      // Asked to stop: what is left to claim first (nothing, once Stop() has cancelled).
+      if (index < 0) return;
       // Chosen under the mutex, with the caller's view of the queue: the slot stays in flight
       // (and its blocks untouched) until the thread leaves it.
       pinned_.store(index);

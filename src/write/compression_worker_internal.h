@@ -136,6 +136,10 @@ class CompressionWorker {
   /// rest: afterwards nothing is in flight.
   void Cancel();
 
+  /// Lets the thread end as soon as no block is left for it to claim, so that it ends while the
+  /// caller goes on (a writer that has submitted its last job writes its file meanwhile). Jobs
+  /// may still be submitted and waited for: the caller's thread then encodes them alone.
+  void StopWhenIdle();
   /// Cancels what is in flight and joins the thread. Idempotent; after it, only the destructor
   /// may be called.
   void Stop();

@@ -274,17 +274,12 @@ class MapWriter::Impl {
         plan_next_ = block;
         plan_more_ = true;
         job_bytes_ = kFirstJobBytes;
-        PlanJob(0);
-        worker_->Submit(0);
+        PlanAndSubmit(0);
       }
       // Two jobs in flight, so that neither thread waits at the end of one: plan the next into
       // the free slot, then join the older and take it over; the thread goes on with the newer
       // while this one appends the older's messages.
-      if (worker_->in_flight() == 1 && plan_more_) {
-        const int free = 1 - worker_->oldest();
-        PlanJob(free);
-        worker_->Submit(free);
-      }
+      if (worker_->in_flight() == 1 && plan_more_) PlanAndSubmit(1 - worker_->oldest());
       consumed_job_ = worker_->Wait();
     }
   }
@@ -310,6 +305,15 @@ class MapWriter::Impl {
       plan_more_ = NextHeldBlock(block, &plan_next_);
     }
     job_bytes_ = std::min(job_bytes_ * 2, kJobBytes);
+  }
+
+  // Plans the next job into slot `slot` and puts it in flight. The last job of the task's last
+  // flush lets the thread end once it has taken its share, so that its exit overlaps the last
+  // writes and the commit (joining it at Finish took 0.07 ms of a 6.5 ms task).
+  void PlanAndSubmit(int slot) {
+    PlanJob(slot);
+    worker_->Submit(slot);
+    if (finishing_ && !plan_more_) worker_->StopWhenIdle();
   }
 
   // Drops every job planned ahead (waiting for the blocks being encoded).
@@ -372,6 +376,7 @@ class MapWriter::Impl {
 
   Result<MapOutput> DoFinish() {
     const auto finish_start = SteadyClock::now();
+    finishing_ = true;
     if (!held_.empty()) SortHeld();
     MapOutput output;
     SLUICE_RETURN_NOT_OK(files_->Finish([this](int32_t p) { return HeldHasRows(p); },
@@ -430,6 +435,7 @@ class MapWriter::Impl {
   BlockKey plan_next_;     // the next block to plan, while plan_more_
   bool plan_more_ = false;
   int64_t job_bytes_ = kFirstJobBytes;
+  bool finishing_ = false;  // the flush is Finish's: the thread is not needed after it
 
   std::unique_ptr<MapOutputFiles> files_;
   int64_t total_nanos_ = 0;

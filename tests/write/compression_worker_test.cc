@@ -1,6 +1,6 @@
 // CompressionWorker: jobs come back oldest first, each block's message is the one an encoder on
 // its own writes for the same rows, whichever thread encoded it; Cancel drops what no thread has
-// started and leaves nothing in flight.
+// started and leaves nothing in flight; after StopWhenIdle every job is still encoded.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -118,6 +118,22 @@ TEST_F(CompressionWorkerTest, CancelDropsUnstartedBlocksAndLeavesNothingInFlight
   ExpectMessages(worker.get(), 1);
   worker->Stop();
   worker->Stop();  // idempotent
+}
+
+TEST_F(CompressionWorkerTest, JobsInFlightAndJobsAfterStopWhenIdleAreAllEncoded) {
+  auto worker = StartTwoLongJobs();
+  worker->StopWhenIdle();  // the thread takes its share of what is in flight first
+  EXPECT_EQ(worker->Wait(), 0);
+  ExpectMessages(worker.get(), 0);
+  EXPECT_EQ(worker->Wait(), 1);
+  ExpectMessages(worker.get(), 1);
+  // A job submitted once the thread may have ended is encoded by the caller.
+  Plan(worker.get(), 0, 100, 4, 25);
+  worker->Submit(0);
+  EXPECT_EQ(worker->Wait(), 0);
+  ExpectMessages(worker.get(), 0);
+  worker->Stop();
+  EXPECT_FALSE(worker->busy());
 }
 
 TEST_F(CompressionWorkerTest, StopWithJobsInFlightJoins) {
