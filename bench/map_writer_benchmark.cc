@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -34,18 +34,12 @@
 #include "sluice/write/map_writer.h"
 #include "workload/lineitem.h"
 #include "workload/reference_batches.h"
+#include "workload/scratch_directory.h"
 
 namespace sluice {
 namespace {
 
-std::string ScratchDirectory() {
-  static const std::string directory = [] {
-    std::string path = (std::filesystem::temp_directory_path() / "sluice-bench-XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) std::abort();
-    return path;
-  }();
-  return directory;
-}
+using workload::ScratchDirectory;
 
 const std::vector<RecordBatch>& MixedInput() {
   static const std::vector<RecordBatch> batches = [] {

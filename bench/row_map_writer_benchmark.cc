@@ -9,7 +9,6 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <filesystem>
 #include <random>
 #include <string>
 
@@ -18,6 +17,7 @@
 #include "sluice/row/row_map_writer.h"
 #include "sluice/row/row_to_columnar_converter.h"
 #include "sluice/write/map_writer.h"
+#include "workload/scratch_directory.h"
 
 namespace sluice {
 namespace {
@@ -26,20 +26,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kRows = 100'000;
 
-std::string ScratchDirectory() {
-  static const std::string directory = [] {
-    std::string path = (std::filesystem::temp_directory_path() / "sluice-row-bench-XXXXXX").string();
-    if (mkdtemp(path.data()) == nullptr) std::abort();
-    return path;
-  }();
-  return directory;
-}
+using workload::ScratchDirectory;
 
 SchemaPtr RowSchema() {
-  static const SchemaPtr schema = std::make_shared<Schema>(std::vector<Field>{
-      MakeField("a", DataType::Int64()), MakeField("b", DataType::Int32()),
-      MakeField("c", DataType::Float64()), MakeField("d", DataType::Utf8()),
-      MakeField("e", DataType::Date32())});
+  static const SchemaPtr schema = std::make_shared<Schema>(
+      std::vector<Field>{MakeField("a", DataType::Int64()), MakeField("b", DataType::Int32()),
+                         MakeField("c", DataType::Float64()), MakeField("d", DataType::Utf8()),
+                         MakeField("e", DataType::Date32())});
   return schema;
 }
 
