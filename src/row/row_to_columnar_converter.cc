@@ -395,46 +395,16 @@ class ColumnAppender {
 
 namespace {
 
-// Fixed-width values read as `Read` and stored as `Stored`: integers, floats (as their bits),
-// date, timestamp, and decimals of precision <= 18 (a long widened to 16 bytes).
-template <typename Stored, typename Read>
-class FixedAppender final : public ColumnAppender {
+// A column of fixed-width `Value`s (and its validity): the values buffer, and what every
+// appender does with it.
+template <typename Value>
+class ValuesAppender : public ColumnAppender {
  public:
   using ColumnAppender::ColumnAppender;
 
-  Status AppendFields(const StructSet& structs, int64_t field, const ChunkContext&) override {
-    const int64_t slot = structs.bitset_bytes + kWordBytes * field;
-    Stored* out = AppendValues(structs.count);
-    for (int64_t i = 0; i < structs.count; ++i) {
-      out[i] = static_cast<Stored>(Load<Read>(structs.bases[i] + slot));
-    }
-    AppendFieldValidity(structs, field);
-    length_ += structs.count;
-    return Status::OK();
-  }
-
-  Status AppendElements(const ArraySet& arrays, const ChunkContext&) override {
-    Stored* out = AppendValues(arrays.total_elements);
-    for (int64_t k = 0; k < arrays.count; ++k) {
-      const int64_t elements = arrays.lengths[k];
-      const uint8_t* data = arrays.bases[k] + ArrayHeaderBytes(elements);
-      if constexpr (std::is_same_v<Stored, Read>) {
-        if (elements > 0) std::memcpy(out, data, static_cast<size_t>(elements) * sizeof(Stored));
-      } else {
-        for (int64_t e = 0; e < elements; ++e) {
-          out[e] = static_cast<Stored>(Load<Read>(data + e * sizeof(Read)));
-        }
-      }
-      out += elements;
-    }
-    AppendElementValidity(arrays);
-    length_ += arrays.total_elements;
-    return Status::OK();
-  }
-
   ArrayData View() const override {
     ArrayData array = BaseView();
-    array.buffers[1] = BufferView{values_.data(), length_ * static_cast<int64_t>(sizeof(Stored))};
+    array.buffers[1] = BufferView{values_.data(), length_ * static_cast<int64_t>(sizeof(Value))};
     return array;
   }
 
@@ -448,13 +418,53 @@ class FixedAppender final : public ColumnAppender {
   void Truncate(int64_t length) override { TruncateValidity(length); }
   void Reset() override { ResetValidity(); }
 
- private:
-  Stored* AppendValues(int64_t count) {
-    values_.Resize((length_ + count) * static_cast<int64_t>(sizeof(Stored)));
-    return reinterpret_cast<Stored*>(values_.data()) + length_;
+ protected:
+  // Room for `count` more values after the length_ appended; returns where they go.
+  Value* AppendValues(int64_t count) {
+    values_.Resize((length_ + count) * static_cast<int64_t>(sizeof(Value)));
+    return reinterpret_cast<Value*>(values_.data()) + length_;
   }
 
+ private:
   AlignedBuffer values_;
+};
+
+// Fixed-width values read as `Read` and stored as `Stored`: integers, floats (as their bits),
+// date, timestamp, and decimals of precision <= 18 (a long widened to 16 bytes).
+template <typename Stored, typename Read>
+class FixedAppender final : public ValuesAppender<Stored> {
+ public:
+  using ValuesAppender<Stored>::ValuesAppender;
+
+  Status AppendFields(const StructSet& structs, int64_t field, const ChunkContext&) override {
+    const int64_t slot = structs.bitset_bytes + kWordBytes * field;
+    Stored* out = this->AppendValues(structs.count);
+    for (int64_t i = 0; i < structs.count; ++i) {
+      out[i] = static_cast<Stored>(Load<Read>(structs.bases[i] + slot));
+    }
+    this->AppendFieldValidity(structs, field);
+    this->length_ += structs.count;
+    return Status::OK();
+  }
+
+  Status AppendElements(const ArraySet& arrays, const ChunkContext&) override {
+    Stored* out = this->AppendValues(arrays.total_elements);
+    for (int64_t k = 0; k < arrays.count; ++k) {
+      const int64_t elements = arrays.lengths[k];
+      const uint8_t* data = arrays.bases[k] + ArrayHeaderBytes(elements);
+      if constexpr (std::is_same_v<Stored, Read>) {
+        if (elements > 0) std::memcpy(out, data, static_cast<size_t>(elements) * sizeof(Stored));
+      } else {
+        for (int64_t e = 0; e < elements; ++e) {
+          out[e] = static_cast<Stored>(Load<Read>(data + e * sizeof(Read)));
+        }
+      }
+      out += elements;
+    }
+    this->AppendElementValidity(arrays);
+    this->length_ += arrays.total_elements;
+    return Status::OK();
+  }
 };
 
 // Booleans: one byte in the slot or element, bit-packed in Arrow.
@@ -533,9 +543,9 @@ class NullAppender final : public ColumnAppender {
 };
 
 // Decimals of precision > 18: big-endian two's-complement bytes in the variable region.
-class LargeDecimalAppender final : public ColumnAppender {
+class LargeDecimalAppender final : public ValuesAppender<__int128> {
  public:
-  using ColumnAppender::ColumnAppender;
+  using ValuesAppender::ValuesAppender;
 
   Status AppendFields(const StructSet& structs, int64_t field,
                       const ChunkContext& context) override {
@@ -571,28 +581,7 @@ class LargeDecimalAppender final : public ColumnAppender {
     return Status::OK();
   }
 
-  ArrayData View() const override {
-    ArrayData array = BaseView();
-    array.buffers[1] = BufferView{values_.data(), length_ * 16};
-    return array;
-  }
-
-  void ReleaseBuffers(std::vector<AlignedBuffer>* buffers) override {
-    buffers->push_back(validity_.Release());
-    buffers->push_back(std::move(values_));
-    values_ = AlignedBuffer();
-    Reset();
-  }
-
-  void Truncate(int64_t length) override { TruncateValidity(length); }
-  void Reset() override { ResetValidity(); }
-
  private:
-  __int128* AppendValues(int64_t count) {
-    values_.Resize((length_ + count) * 16);
-    return reinterpret_cast<__int128*>(values_.data()) + length_;
-  }
-
   Status Read(const ChunkContext& context, int32_t row_id, const uint8_t* base, int64_t bound,
               const uint8_t* slot, __int128* value) const {
     const uint8_t* bytes = nullptr;
@@ -605,8 +594,6 @@ class LargeDecimalAppender final : public ColumnAppender {
     *value = FromBigEndianBytes(bytes, size);
     return Status::OK();
   }
-
-  AlignedBuffer values_;
 };
 
 // Bytes a short value is copied as: a fixed-size copy is a couple of vector moves, a memcpy of a
