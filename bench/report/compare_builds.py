@@ -20,7 +20,8 @@ import statistics
 import subprocess
 import sys
 
-DEFAULT_COUNTERS = ("raw_over_wall", "raw_over_wall_median", "over_200_median", "above_raw_median_ns", "vs_raw")
+DEFAULT_COUNTERS = ("raw_over_wall", "raw_over_wall_median", "over_200_median",
+                    "above_raw_median_ns", "vs_raw")
 
 
 def run_once(program, benchmark_filter, min_time):
