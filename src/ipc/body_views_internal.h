@@ -3,9 +3,10 @@
 // 125 buffers), so it makes no check per buffer. What lies outside the body is OR-ed up and
 // reported once; the caller then takes its general path, which names the buffer.
 //
-// Built twice: a portable loop, and an AVX2 loop that resolves two entries per step (an entry
+// Built three times: a portable loop, an AVX2 loop that resolves two entries per step (an entry
 // and a view are both two 64-bit words, so a 256-bit load of two entries becomes, lane by lane,
-// the store of two views).
+// the store of two views), and an AVX-512 loop that resolves four, and the last ones under a
+// mask.
 #pragma once
 
 #include <cstdint>

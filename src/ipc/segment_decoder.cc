@@ -8,14 +8,10 @@
 #include <utility>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "arrow_message_generated.h"
 #include "base/aligned_buffer_pool_internal.h"
-#include "base/simd_dispatch_internal.h"
 #include "body_views_internal.h"
+#include "offsets_order_internal.h"
 #include "schema_message_internal.h"
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
@@ -152,77 +148,8 @@ struct CachedSchema {
   std::vector<PlannedRead> reads;
 };
 
-// The offsets of one flat binary-like column of a block, whose order is checked once the block
-// is assembled: `count` + 1 entries from `offsets`.
-template <typename Offset>
-struct PendingOffsets {
-  const Offset* offsets = nullptr;
-  int64_t count = 0;
-  size_t column = 0;
-};
-
-// Returns true when no column's offsets decrease. One call checks a whole block: a 64-row
-// column is eight vector comparisons, and a call, a dispatch and a reduction for each column
-// came to about as much (together with the block's other checks, 1-5% of a 50-column block).
-template <typename Offset>
-bool OffsetsIncreaseScalar(const PendingOffsets<Offset>* columns, size_t size) {
-  uint32_t decreasing = 0;
-  for (size_t c = 0; c < size; ++c) {
-    const Offset* __restrict offsets = columns[c].offsets;
-    for (int64_t i = 0; i < columns[c].count; ++i) {
-      decreasing |= static_cast<uint32_t>(offsets[i + 1] < offsets[i]);
-    }
-  }
-  return decreasing == 0;
-}
-
-#if SLUICE_HAVE_AVX2_DISPATCH
-// Lanes where offsets[i] > offsets[i + 1], for the kLanes neighbours from `offsets`.
-template <typename Offset>
-SLUICE_TARGET_AVX2 inline __m256i DecreasingLanes(const Offset* offsets) {
-  const __m256i current = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets));
-  const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(offsets + 1));
-  if constexpr (sizeof(Offset) == 4) {
-    return _mm256_cmpgt_epi32(current, next);
-  } else {
-    return _mm256_cmpgt_epi64(current, next);
-  }
-}
-
-// Eight (32-bit) or four (64-bit) neighbours per comparison, two comparisons a step (a 64-row
-// column of 32-bit offsets is four steps), one accumulator for the block.
-template <typename Offset>
-[[gnu::noinline]] SLUICE_TARGET_AVX2 bool OffsetsIncreaseAvx2(const PendingOffsets<Offset>* columns,
-                                                              size_t size) {
-  constexpr int64_t kLanes = 32 / sizeof(Offset);
-  __m256i decreasing = _mm256_setzero_si256();
-  uint32_t tail_decreasing = 0;
-  for (size_t c = 0; c < size; ++c) {
-    const Offset* offsets = columns[c].offsets;
-    const int64_t count = columns[c].count;
-    int64_t i = 0;
-    for (; i + 2 * kLanes <= count; i += 2 * kLanes) {
-      decreasing = _mm256_or_si256(
-          decreasing,
-          _mm256_or_si256(DecreasingLanes(offsets + i), DecreasingLanes(offsets + i + kLanes)));
-    }
-    if (i + kLanes <= count) {
-      decreasing = _mm256_or_si256(decreasing, DecreasingLanes(offsets + i));
-      i += kLanes;
-    }
-    for (; i < count; ++i) tail_decreasing |= static_cast<uint32_t>(offsets[i + 1] < offsets[i]);
-  }
-  return _mm256_testz_si256(decreasing, decreasing) && tail_decreasing == 0;
-}
-#endif
-
-template <typename Offset>
-bool OffsetsIncrease(const PendingOffsets<Offset>* columns, size_t size) {
-#if SLUICE_HAVE_AVX2_DISPATCH
-  if (internal::CpuHasAvx2()) return OffsetsIncreaseAvx2(columns, size);
-#endif
-  return OffsetsIncreaseScalar(columns, size);
-}
+using ipc::OffsetsIncrease;
+using ipc::PendingOffsets;
 
 // Returns true when the structs of a flatbuffer vector (or a missing vector) sit at their
 // alignment.
@@ -938,9 +865,10 @@ class SegmentDecoder::Impl {
       return false;
     }
     if (length == 0) return true;
-    return (flat.binary.empty() || OffsetsIncrease(offsets32_.data(), flat.binary.size())) &&
+    return (flat.binary.empty() ||
+            OffsetsIncrease(offsets32_.data(), flat.binary.size(), length)) &&
            (flat.large_binary.empty() ||
-            OffsetsIncrease(offsets64_.data(), flat.large_binary.size()));
+            OffsetsIncrease(offsets64_.data(), flat.large_binary.size(), length));
   }
 
   // The binary-like columns with `Offset` offsets of AssembleFlatBlock; notes each column's

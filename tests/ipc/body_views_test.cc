@@ -1,7 +1,7 @@
 // ViewBuffersInBody: every entry becomes the view of its bytes in the body, and what is not
 // inside the body (negative, past the end, or too large to add) is reported, whichever of an
 // entry's lanes or of the loop's tail it falls on. The module's tests also run with
-// SLUICE_SIMD=none, so this checks the portable loop and the AVX2 loop alike.
+// SLUICE_SIMD=avx2 and =none, so this checks the portable, AVX2 and AVX-512 loops alike.
 #include <gtest/gtest.h>
 
 #include <cstdint>
