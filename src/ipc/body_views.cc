@@ -103,6 +103,9 @@ SLUICE_TARGET_AVX2 inline void ViewTwoEntries(const fb::Buffer* entries, BufferV
   return Summarize(high_bits, past_end, any_address, any_length);
 }
 
+// The lanes of four views (or entries) that hold addresses (or offsets); the others hold lengths.
+constexpr __mmask8 kAddressLanes = 0b01010101;
+
 // Resolves the (up to) four entries at `entries` selected by `lanes` (two mask bits an entry)
 // into the views at `views`, as ViewTwoEntries does two: lanes {offset, length, ...} become
 // {address, length, ...}; lanes outside the mask are neither read nor written. Into `*bad` go
@@ -111,7 +114,6 @@ SLUICE_TARGET_AVX512 inline void ViewFourEntries(const fb::Buffer* entries, Buff
                                                  __mmask8 lanes, __m512i body, __m512i limit,
                                                  __m512i* bad, __mmask8* past_end,
                                                  __m512i* written) {
-  constexpr __mmask8 kAddressLanes = 0b01010101;
   const __m512i entry = _mm512_maskz_loadu_epi64(lanes, entries);
   // (The zero-masked forms: GCC 12 warns that the plain ones read an undefined vector.)
   const __m512i swapped = _mm512_maskz_shuffle_epi32(0xffff, entry, _MM_PERM_BADC);

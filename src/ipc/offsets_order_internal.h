@@ -28,7 +28,7 @@ bool OffsetsIncrease(const PendingOffsets<Offset>* columns, size_t size);
 
 /// The same for columns that all have `count` values (the flat columns of one block; their own
 /// `count` is not read): the loop bounds are worked out once for the block instead of once per
-/// column, which for a 64-row column is most of the work.
+/// column, a set-up as long as the comparisons of a 64-row column.
 template <typename Offset>
 bool OffsetsIncrease(const PendingOffsets<Offset>* columns, size_t size, int64_t count);
 
