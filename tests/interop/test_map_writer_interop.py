@@ -69,7 +69,7 @@ def check_output(tmp_path, data_path, output, table_rows_by_partition, schema, a
         assert got.to_pylist() == want, f"partition {p}"
 
 
-@pytest.mark.parametrize("partitions", [1, 16, 200, 8000])
+@pytest.mark.parametrize("partitions", [1, 16, 200, 8000, 100000])
 @pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
 def test_hash_partitions_match_spark(tmp_path, partitions, codec):
     table = keyed_table(3000, seed=partitions)
@@ -80,6 +80,37 @@ def test_hash_partitions_match_spark(tmp_path, partitions, codec):
         writer.write(table)
     expected = expected_partitions(table, ["id", "name", "small"], ["long", "string", "int"], partitions)
     check_output(tmp_path, data_path, writer.output, expected, table.schema, "crc32")
+
+
+def range_order(values):
+    """A key's place in Spark's ascending, nulls-first order: None first, strings by UTF-8 bytes."""
+    return tuple((0,) if v is None else (1, v.encode() if isinstance(v, str) else v) for v in values)
+
+
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_range_partitions_match_spark(tmp_path, codec):
+    table = keyed_table(3000, seed=31)
+    keys = ["name", "id"]
+    # 15 distinct non-null bounds spread over the sorted keys, as Spark's RangePartitioner
+    # samples them: 16 partitions.
+    distinct = sorted({tuple(row[k] for k in keys) for row in table.select(keys).to_pylist()
+                       if None not in row.values()}, key=range_order)
+    bounds = [distinct[(i + 1) * len(distinct) // 16] for i in range(15)]
+    data_path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(table.schema,
+                          range_bounds={k: [b[i] for b in bounds] for i, k in enumerate(keys)},
+                          data_path=str(data_path), partitioning="range", partitions=16,
+                          keys=keys, codec=codec, spark_files=True, checksum="crc32c") as writer:
+        for batch in table.to_batches(max_chunksize=700):
+            writer.write(batch)
+    # Spark's getPartition: the number of bounds the key is greater than.
+    bound_orders = [range_order(b) for b in bounds]
+    expected = [[] for _ in range(16)]
+    for row in table.to_pylist():
+        key = range_order([row[k] for k in keys])
+        expected[sum(1 for bound in bound_orders if key > bound)].append(row)
+    assert all(expected), "every partition gets rows"
+    check_output(tmp_path, data_path, writer.output, expected, table.schema, "crc32c")
 
 
 @pytest.mark.parametrize("algorithm", ["adler32", "crc32", "crc32c"])
