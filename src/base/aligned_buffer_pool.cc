@@ -20,6 +20,14 @@ std::shared_ptr<AlignedBufferPool> AlignedBufferPool::Make(int64_t capacity_byte
 
 int64_t AlignedBufferPool::FindFree() {
   const size_t count = pooled_.size();
+  if (count == 0) return -1;
+  // The last one lent first: a consumer done with each batch before asking for the next gives
+  // it back at once, and it is the one still in the cache.
+  const size_t last = (next_ + count - 1) % count;
+  if (pooled_[last].use_count() == 1) {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return static_cast<int64_t>(last);
+  }
   for (size_t look = 0; look < std::min(count, kMaxLooks); ++look) {
     const size_t index = (next_ + look) % count;
     // The pool's own owner is the only one left. The count is read relaxed; the fence makes
@@ -31,7 +39,7 @@ int64_t AlignedBufferPool::FindFree() {
       return static_cast<int64_t>(index);
     }
   }
-  if (count > 0) next_ = (next_ + kMaxLooks) % count;  // look further on next time
+  next_ = (next_ + kMaxLooks) % count;  // look further on next time
   return -1;
 }
 
@@ -58,6 +66,7 @@ std::shared_ptr<AlignedBuffer> AlignedBufferPool::Acquire(int64_t size, bool* ma
   if (pooled_bytes_ + buffer->capacity() <= capacity_bytes_) {
     pooled_bytes_ += buffer->capacity();
     pooled_.push_back(buffer);
+    next_ = pooled_.size();  // this one is the last lent
   }
   return buffer;
 }

@@ -113,14 +113,13 @@ BatchProducer::BatchProducer(std::vector<SegmentSource> sources,
 }
 
 Result<BatchProducer::Outcome> BatchProducer::Next(bool wait, RecordBatch* out) {
+  // The batch `out` still holds is one the consumer is done with: its vectors go back to the
+  // decoder and its arena to the pool before the next block is decoded, which then reuses them
+  // while they are still in the cache (on this thread only: with read-ahead, `out` is the
+  // thread's own, always empty here).
+  if (out->num_columns() > 0) decoder_.RecycleStorage(RecordBatch::TakeStorage(std::move(*out)));
   while (true) {
     if (!ready_.empty()) {
-      // The batch `out` still holds is one the consumer is done with: its vectors go back to
-      // the decoder (on this thread only: with read-ahead, `out` is the thread's own, always
-      // empty here).
-      if (out->num_columns() > 0) {
-        decoder_.RecycleStorage(RecordBatch::TakeStorage(std::move(*out)));
-      }
       *out = std::move(ready_.front());
       ready_.pop_front();
       return Outcome::kBatch;

@@ -13,6 +13,8 @@
 #include "map_output_fixture.h"
 #include "sluice/format/c_data.h"
 #include "sluice/read/pushed_block_queue.h"
+#include "support/batch_maker.h"
+#include "support/encoded_segment.h"
 
 namespace sluice {
 namespace {
@@ -513,6 +515,38 @@ TEST(PartitionReaderTest, SmallReadLimitReadsPartitionByPartition) {
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   ExpectSameRows(ExpectedRows(*maps, 0, 5), *batches);
   EXPECT_EQ((*reader)->metrics().file_reads, 2 * (1 + 5));
+}
+
+// A consumer that hands each batch back through TryNext before asking for the next gets the
+// next one built in the same memory: the decoder's arena of the batch handed back, still in the
+// cache, not another one.
+TEST(PartitionReaderTest, ABatchHandedBackLendsItsMemoryToTheNext) {
+  testing::BatchMaker maker({Field{"v", DataType::Int64(), false}});
+  for (int64_t row = 0; row < 4096; ++row) maker[0].Append<int64_t>(row % 100);
+  const RecordBatch batch = maker.Finish();
+  const auto segment = std::make_shared<AlignedBuffer>(testing::EncodedSegment(
+      batch.schema(), std::vector<RecordBatch>(8, batch), CompressionCodec::kLz4Frame));
+  SegmentBlock block;
+  block.data = segment->data();
+  block.size = segment->size();
+  block.owner = segment;
+  PartitionReaderOptions options;
+  options.coalesce = false;
+  auto reader = PartitionReader::Open({block}, options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  RecordBatch out;
+  std::vector<const uint8_t*> values;  // where each batch's values were decompressed to
+  while (true) {
+    auto polled = (*reader)->TryNext(&out);
+    ASSERT_TRUE(polled.ok()) << polled.status().ToString();
+    if (*polled != PartitionReader::Poll::kBatch) break;
+    ASSERT_EQ(out.num_rows(), 4096);
+    EXPECT_EQ(out.column(0).values<int64_t>()[4095], 95);
+    values.push_back(out.column(0).buffers[1].data);
+  }
+  ASSERT_EQ(values.size(), 8u);
+  EXPECT_EQ((*reader)->metrics().decompressed_bytes, 8 * 4096 * 8);
+  for (size_t i = 1; i < values.size(); ++i) EXPECT_EQ(values[i], values[0]) << "batch " << i;
 }
 
 }  // namespace

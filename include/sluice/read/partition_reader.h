@@ -156,7 +156,10 @@ class PartitionReader final : public RecordBatchReader {
 
   enum class Poll : uint8_t { kBatch, kNotReady, kEnd };
   /// Like Next() without waiting: kBatch with `*out` set, kEnd, or kNotReady when the next
-  /// batch needs a block not pushed yet (or, with read-ahead, not decoded yet).
+  /// batch needs a block not pushed yet (or, with read-ahead, not decoded yet). The batch
+  /// `*out` holds on the call is handed back: the consumer is done with it, and the reader
+  /// builds later batches in its vectors and memory while they are still in the cache (on
+  /// kNotReady and kEnd `*out` may be left empty).
   Result<Poll> TryNext(RecordBatch* out);
 
   /// Returns the metrics so far. Thread-safe with the read-ahead thread; call it from the
