@@ -12,8 +12,9 @@
 //   leaves those checks out: compare builds on `above_raw_median_ns` there.
 //   `block_paired_above_raw_median_ns` (and `_mean_ns`) pair the two block by block instead:
 //   each block's read beside the raw decompression of that block alone, on the wall clock, so
-//   that no drift between two passes of the segment enters (50 zstd columns, eight runs:
-//   0.41-1.23 us, against 0.08-1.37 us for `above_raw_median_ns`).
+//   no drift between two passes of the segment enters. The two then share the cache: each one's
+//   output pushes the other's out of L1, which a pass of either alone does not, so with a codec
+//   this figure can read higher than the pass-level ones; quote it beside them.
 // - ManyMapOutputs: partition 0 of 1000 map outputs written at 200 partitions (Spark files, lz4,
 //   written once per run into a temporary directory), coalescing and read-ahead on and off, with
 //   a consumer that does nothing or one that stands in for downstream operators (busy for 250 ns
