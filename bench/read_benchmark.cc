@@ -123,7 +123,6 @@ class RawDecompression {
         output += bits::RoundUp(declared, ipc::kBufferAlignment);
       }
       block_output = std::max(block_output, output);
-      blocks_ += 1;
     }
     block_starts_.push_back(pieces_.size());
     output_.Resize(block_output + kRoom);
@@ -143,7 +142,8 @@ class RawDecompression {
   int64_t decompressed_bytes() const {
     int64_t total = 0;
     for (const Piece& piece : pieces_) total += piece.size;
-    return blocks_ > 0 ? total / blocks_ : 0;
+    const auto blocks = static_cast<int64_t>(block_starts_.size()) - 1;
+    return blocks > 0 ? total / blocks : 0;
   }
 
  private:
@@ -169,8 +169,8 @@ class RawDecompression {
   const AlignedBuffer& segment_;
   std::unique_ptr<Decompressor> decompressor_;
   std::vector<Piece> pieces_;
-  std::vector<size_t> block_starts_;  // block b's pieces are [block_starts_[b], [b + 1])
-  int64_t blocks_ = 0;
+  // Block b's pieces are [block_starts_[b], block_starts_[b + 1]); one entry more than blocks.
+  std::vector<size_t> block_starts_;
   AlignedBuffer output_;
 };
 
@@ -199,70 +199,64 @@ class WarmReader {
     reader_ = PartitionReader::Open({queue_}, options).ValueOrDie();
   }
 
-  // Reads every batch of `segment`; returns the batches.
-  int64_t Read(const std::shared_ptr<AlignedBuffer>& segment) {
-    SegmentBlock block;
-    block.data = segment->data();
-    block.size = segment->size();
-    block.partition_lengths = {segment->size()};
-    if (!queue_->Push(std::move(block)).ok()) std::abort();
+  // Reads every batch of `segment`; returns the batches. Never inlined: the callgrind script
+  // (bench/report/instructions_per_block.py) zeroes its counts on entry to this function.
+  [[gnu::noinline]] int64_t Read(const std::shared_ptr<AlignedBuffer>& segment) {
+    Push(segment);
     int64_t batches = 0;
-    while (true) {
-      auto polled = reader_->TryNext(&batch_);
-      if (!polled.ok()) {
-        std::fprintf(stderr, "%s\n", polled.status().ToString().c_str());
-        std::abort();
-      }
-      if (*polled != PartitionReader::Poll::kBatch) break;
-      benchmark::DoNotOptimize(batch_.num_rows());
-      batches += 1;
-    }
+    while (NextBatch()) batches += 1;
     return batches;
   }
 
   // Reads every batch of `segment` as Read does, and after each batch (before it, every other
   // batch) decompresses the same block's buffers raw; appends each block's (reader - raw)
   // seconds, wall time on the steady clock (a thread CPU clock read is a system call, longer
-  // than the difference measured), to `*differences`.
-  void ReadInterleaved(const std::shared_ptr<AlignedBuffer>& segment, RawDecompression& raw,
-                       std::vector<double>* differences) {
-    SegmentBlock block;
-    block.data = segment->data();
-    block.size = segment->size();
-    block.partition_lengths = {segment->size()};
-    if (!queue_->Push(std::move(block)).ok()) std::abort();
+  // than the difference measured), to `*differences`. (Not named Read*: see Read.)
+  void PairEachBlock(const std::shared_ptr<AlignedBuffer>& segment, RawDecompression& raw,
+                     std::vector<double>* differences) {
     using Wall = std::chrono::steady_clock;
+    Push(segment);
     for (int64_t batch = 0;; ++batch) {
       const bool raw_first = batch % 2 == 1;
-      Wall::time_point raw_start;
-      Wall::time_point raw_end;
-      if (raw_first) {
-        raw_start = Wall::now();
+      Wall::duration raw_time{};
+      auto run_raw = [&] {
+        const Wall::time_point start = Wall::now();
         raw.RunBlock(batch);
-        raw_end = Wall::now();
-      }
+        raw_time = Wall::now() - start;
+      };
+      if (raw_first) run_raw();
       const Wall::time_point read_start = Wall::now();
-      auto polled = reader_->TryNext(&batch_);
-      const Wall::time_point read_end = Wall::now();
-      if (!polled.ok()) {
-        std::fprintf(stderr, "%s\n", polled.status().ToString().c_str());
-        std::abort();
-      }
-      if (*polled != PartitionReader::Poll::kBatch) break;
-      benchmark::DoNotOptimize(batch_.num_rows());
-      if (!raw_first) {
-        raw_start = Wall::now();
-        raw.RunBlock(batch);
-        raw_end = Wall::now();
-      }
-      differences->push_back(
-          std::chrono::duration<double>((read_end - read_start) - (raw_end - raw_start)).count());
+      const bool got = NextBatch();
+      const Wall::duration read_time = Wall::now() - read_start;
+      if (!got) break;
+      if (!raw_first) run_raw();
+      differences->push_back(std::chrono::duration<double>(read_time - raw_time).count());
     }
   }
 
   PartitionReaderMetrics metrics() const { return reader_->metrics(); }
 
  private:
+  void Push(const std::shared_ptr<AlignedBuffer>& segment) {
+    SegmentBlock block;
+    block.data = segment->data();
+    block.size = segment->size();
+    block.partition_lengths = {segment->size()};
+    if (!queue_->Push(std::move(block)).ok()) std::abort();
+  }
+
+  // Takes the next batch into batch_, handing the one it held back; false at the end.
+  bool NextBatch() {
+    auto polled = reader_->TryNext(&batch_);
+    if (!polled.ok()) {
+      std::fprintf(stderr, "%s\n", polled.status().ToString().c_str());
+      std::abort();
+    }
+    if (*polled != PartitionReader::Poll::kBatch) return false;
+    benchmark::DoNotOptimize(batch_.num_rows());
+    return true;
+  }
+
   std::shared_ptr<PushedBlockQueue> queue_;
   std::unique_ptr<PartitionReader> reader_;
   // The consumer's batch, kept from read to read as a reduce task's loop keeps it from segment
@@ -343,7 +337,7 @@ void BM_PerBlock(benchmark::State& state) {
   // enter. The median over the blocks is a typical block's cost; the mean also spreads the
   // segment's own start (its schema message, its first block's set-up) over its blocks.
   std::vector<double> block_differences;
-  for (int read = 0; read < 64; ++read) reader.ReadInterleaved(segment, raw, &block_differences);
+  for (int read = 0; read < 64; ++read) reader.PairEachBlock(segment, raw, &block_differences);
   double sum = 0;
   for (double difference : block_differences) sum += difference;
   state.counters["block_paired_above_raw_mean_ns"] =

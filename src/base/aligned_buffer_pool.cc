@@ -21,20 +21,21 @@ std::shared_ptr<AlignedBufferPool> AlignedBufferPool::Make(int64_t capacity_byte
 int64_t AlignedBufferPool::FindFree() {
   const size_t count = pooled_.size();
   if (count == 0) return -1;
+  // Free when the pool's own owner is the only one left. The count is read relaxed; the fence
+  // makes whatever the last other owner did with the bytes happen before the pool reuses them
+  // (it dropped its reference with a release decrement).
+  auto is_free = [this](size_t index) {
+    if (pooled_[index].use_count() != 1) return false;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return true;
+  };
   // The last one lent first: a consumer done with each batch before asking for the next gives
   // it back at once, and it is the one still in the cache.
   const size_t last = (next_ + count - 1) % count;
-  if (pooled_[last].use_count() == 1) {
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return static_cast<int64_t>(last);
-  }
+  if (is_free(last)) return static_cast<int64_t>(last);
   for (size_t look = 0; look < std::min(count, kMaxLooks); ++look) {
     const size_t index = (next_ + look) % count;
-    // The pool's own owner is the only one left. The count is read relaxed; the fence makes
-    // whatever the last other owner did with the bytes happen before the pool reuses them (it
-    // dropped its reference with a release decrement).
-    if (pooled_[index].use_count() == 1) {
-      std::atomic_thread_fence(std::memory_order_acquire);
+    if (is_free(index)) {
       next_ = index + 1;
       return static_cast<int64_t>(index);
     }

@@ -41,13 +41,14 @@ class AlignedBufferPool {
  private:
   explicit AlignedBufferPool(int64_t capacity_bytes) : capacity_bytes_(capacity_bytes) {}
 
-  // Returns the index of a free pooled buffer among the few after the last one lent, or -1.
+  // Returns the index of a free pooled buffer: the last one lent, else one of the few after
+  // it; or -1.
   int64_t FindFree();
 
   const int64_t capacity_bytes_;
   std::vector<std::shared_ptr<AlignedBuffer>> pooled_;
   int64_t pooled_bytes_ = 0;  // capacity of the buffers in pooled_
-  size_t next_ = 0;           // where FindFree starts looking
+  size_t next_ = 0;           // one past the last buffer lent: FindFree looks before it, then on
   std::atomic<int64_t> buffers_made_{0};
 };
 
