@@ -68,3 +68,106 @@ def test_skew_join_split(adaptive):
     def check_plan(plan):
         assert "skew=true" in plan, plan
     assert_same_as_spark(spark, query, check_plan=check_plan)
+
+
+def _plan_nodes(plan):
+    """Every node of a physical plan, query stages and adaptive plans entered, depth first."""
+    stack = [plan]
+    while stack:
+        node = stack.pop()
+        yield node
+        name = node.nodeName()
+        if name == "AdaptiveSparkPlan":
+            stack.append(node.executedPlan())
+        elif name.endswith("QueryStage"):
+            stack.append(node.plan())
+        children = node.children()
+        for i in range(children.size()):
+            stack.append(children.apply(i))
+
+
+def _adaptive_decisions(df):
+    """What adaptive execution decided for a query it ran: the join operators, the partition
+    count of every shuffle read, and the runtime statistics (bytes, rows) of every shuffle stage,
+    in plan order."""
+    plan = df._jdf.queryExecution().executedPlan()
+    joins, reads, statistics = [], [], []
+    for node in _plan_nodes(plan):
+        name = node.nodeName()
+        if name.endswith("Join"):
+            joins.append(name)
+        elif name == "AQEShuffleRead":
+            reads.append(node.partitionSpecs().size())
+        elif name == "ShuffleQueryStage":
+            stats = node.getRuntimeStatistics()
+            statistics.append((int(str(stats.sizeInBytes())), int(str(stats.rowCount().get()))))
+    return joins, reads, statistics
+
+
+def _run_both(spark, build_query):
+    """Runs build_query with Sluice and with Spark's shuffle; returns (sorted rows, decisions)
+    of each."""
+    from conftest import sluice_count
+    before = sluice_count(spark)
+    df = build_query(spark)
+    sluice_rows = sorted(tuple(r) for r in df.collect())
+    sluice_decisions = _adaptive_decisions(df)
+    assert sluice_count(spark) > before, "the query's shuffles did not go through Sluice"
+    spark.conf.set("spark.sluice.enabled", "false")
+    try:
+        df = build_query(spark)
+        spark_rows = sorted(tuple(r) for r in df.collect())
+        spark_decisions = _adaptive_decisions(df)
+    finally:
+        spark.conf.unset("spark.sluice.enabled")
+    return (sluice_rows, sluice_decisions), (spark_rows, spark_decisions)
+
+
+def test_join_strategy_and_statistics_match_sparks(adaptive):
+    """AQE plans a join from the shuffle stages' runtime statistics (the exchange's dataSize,
+    the bytes of the UnsafeRows written). Sluice left dataSize at 0, so AQE saw two 9 MB
+    tables as empty and broadcast one of them where Spark's shuffle sort-merge joins."""
+    spark = adaptive
+    spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "2m")
+    spark.conf.set("spark.sql.shuffle.partitions", "64")
+
+    def query(s):
+        left = (s.range(0, 200_000, 1, 4)
+                .withColumn("payload", F.sha2(F.col("id").cast("string"), 256)))
+        right = (s.range(0, 200_000, 1, 3).select(
+            (F.col("id") * 3).alias("rid"),
+            F.sha2((F.col("id") + 1).cast("string"), 224).alias("other")))
+        return left.join(right, left.id == right.rid).select(
+            "id", F.substring("payload", 1, 8).alias("p"), F.substring("other", 1, 8).alias("o"))
+
+    (sluice_rows, sluice), (spark_rows, spark_shuffle) = _run_both(spark, query)
+    assert sluice_rows == spark_rows
+    assert spark_shuffle[0] == ["SortMergeJoin"], spark_shuffle
+    assert sluice[0] == spark_shuffle[0], (sluice, spark_shuffle)
+    # The statistics are those of the rows, whoever wrote them: equal, not near.
+    assert sluice[2] == spark_shuffle[2], (sluice, spark_shuffle)
+    assert all(size > 2 * 1024 * 1024 for size, _ in sluice[2]), sluice
+
+
+def test_coalesced_partition_counts_match_sparks(adaptive):
+    """Coalescing reads the map outputs' partition lengths. Eight keys hold nearly all rows, so
+    every heavy partition is above the advisory size and the light ones between them merge,
+    whether Spark or Sluice encoded the bytes."""
+    spark = adaptive
+    spark.conf.set("spark.sql.shuffle.partitions", "100")
+    spark.conf.set("spark.sql.adaptive.advisoryPartitionSizeInBytes", "256k")
+
+    def query(s):
+        rows = s.range(0, 160_000, 1, 4)
+        key = F.when(F.col("id") % 100 == 0, F.col("id") % 997).otherwise((F.col("id") % 8) * 123)
+        return (rows.withColumn("k", key)
+                .withColumn("payload", F.sha2(F.col("id").cast("string"), 256))
+                .repartition("k").groupBy("k").agg(F.count("*").alias("c"),
+                                                   F.max("payload").alias("m")))
+
+    (sluice_rows, sluice), (spark_rows, spark_shuffle) = _run_both(spark, query)
+    assert sluice_rows == spark_rows
+    assert spark_shuffle[1] and 8 <= spark_shuffle[1][0] < 100, spark_shuffle
+    assert sluice[1] == spark_shuffle[1], (sluice, spark_shuffle)
+    assert sluice[2] == spark_shuffle[2], (sluice, spark_shuffle)

@@ -8,9 +8,11 @@ twice in the same session, with Sluice (the default) and with Spark's own shuffl
 (spark.sluice.enabled=false for the session), and compares the results.
 """
 
+import json
 import os
 import shutil
 import tempfile
+import urllib.request
 
 import pytest
 
@@ -62,6 +64,14 @@ def spark(local_dir):
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()
+
+
+def rest(spark, path):
+    """GET path of the application's REST API (Spark's UI, /api/v1/applications/<app>)."""
+    url = spark.sparkContext.uiWebUrl + "/api/v1/applications/" + \
+        spark.sparkContext.applicationId + path
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
 
 
 def sluice_count(spark):

@@ -3,18 +3,16 @@ checksums and recomputed; an executor killed in the middle of a stage does not c
 result. (Runs last: the kill leaves the cluster with a replacement executor.)"""
 
 import glob
-import json
 import os
 import re
 import signal
 import struct
 import threading
 import time
-import urllib.request
 
 from pyspark.sql import functions as F
 
-from conftest import sluice_count
+from conftest import rest, sluice_count
 from executor_processes import executor_pids
 
 ARROW_CONTINUATION = b"\xff\xff\xff\xff"
@@ -41,13 +39,6 @@ def partition_offsets(local_dir, data_path):
     with open(sibling(local_dir, data_path, ".index")[0], "rb") as index:
         raw = index.read()
     return list(struct.unpack(f">{len(raw) // 8}q", raw))
-
-
-def rest(spark, path):
-    url = spark.sparkContext.uiWebUrl + "/api/v1/applications/" + \
-        spark.sparkContext.applicationId + path
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return json.loads(response.read())
 
 
 def test_corrupted_map_output_is_diagnosed_by_spark_checksums(spark, local_dir):

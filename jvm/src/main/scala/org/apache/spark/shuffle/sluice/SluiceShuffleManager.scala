@@ -9,7 +9,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.shuffle._
 import org.apache.spark.shuffle.sort.SortShuffleManager
 import org.apache.spark.sql.execution.UnsafeRowSerializer
-import org.apache.spark.sql.sluice.SluiceSchemaRDD
+import org.apache.spark.sql.sluice.{ExchangeDataSize, SluiceSchemaRDD}
 import org.apache.spark.util.collection.OpenHashSet
 
 /**
@@ -120,6 +120,10 @@ private[spark] object SluiceShuffleManager {
     } else if (!dependency.serializer.isInstanceOf[UnsafeRowSerializer]) {
       Left(s"its records are not Spark SQL rows (serializer " +
         s"${dependency.serializer.getClass.getName}, not UnsafeRowSerializer)")
+    } else if (ExchangeDataSize.of(dependency.serializer).isLeft) {
+      Left(s"the exchange's dataSize metric cannot be reported (" +
+        s"${ExchangeDataSize.of(dependency.serializer).swap.toOption.get}), so adaptive " +
+        "execution would see an empty stage")
     } else if (dependency.rowBasedChecksums.nonEmpty) {
       Left("row-based shuffle checksums are on, which Sluice does not compute")
     } else if (dependency.partitioner.numPartitions >

@@ -9,6 +9,7 @@ import org.apache.spark.memory.{MemoryConsumer, MemoryMode}
 import org.apache.spark.scheduler.MapStatus
 import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.sluice.ExchangeDataSize
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.util.Utils
 
@@ -25,6 +26,11 @@ import org.apache.spark.util.Utils
  * TaskMemoryManager through a MemoryConsumer before (pages) or right after (pointer growth,
  * reported by native) they are taken. When Spark asks this consumer to spill, or a page cannot
  * be had, the native writer spills everything it holds to one file and the memory is released.
+ *
+ * Metrics, as Spark's own shuffle reports them: the exchange's `dataSize` (the bytes of the
+ * UnsafeRows written, which adaptive execution plans joins by) and records written; write time
+ * covers every native call (conversion, encoding, compression, file writes, spills); the peak
+ * memory charged to the task is its peak execution memory.
  *
  * Native code writes only the data file, to the temporary path Spark's IndexShuffleBlockResolver
  * derives from the final one; the resolver then writes the index and checksum files and commits
@@ -59,6 +65,13 @@ private[spark] class SluiceShuffleWriter[K, V](
 
   private val memory = new WriterMemory
   private var acquired = 0L
+  private var peakAcquired = 0L
+
+  // Spark's row serializer adds each row's size to the exchange's dataSize metric; this writer
+  // adds the same sum at commit. The manager carries no shuffle whose metric it cannot reach.
+  private val dataSize = ExchangeDataSize.of(handle.dependency.serializer).toOption.flatten
+  private var rowBytes = 0L
+  private var nativeNanos = 0L
 
   /** Charges the native writer's memory to the task, and spills it when Spark asks. */
   private final class WriterMemory extends MemoryConsumer(
@@ -83,8 +96,8 @@ private[spark] class SluiceShuffleWriter[K, V](
     val dataFile = blockResolver.getDataFile(shuffleId, mapId)
     val temporaryFile = Utils.tempFileWith(dataFile)
     val (keys, values) = conf.writerSettings
-    writer = SluiceNative.writerCreate(
-      handle.schema, partitionCount, keys, values, temporaryFile.getAbsolutePath)
+    writer = timed(SluiceNative.writerCreate(
+      handle.schema, partitionCount, keys, values, temporaryFile.getAbsolutePath))
     try {
       insertAll(records.asInstanceOf[Iterator[Product2[Int, UnsafeRow]]])
       commit(temporaryFile)
@@ -107,6 +120,7 @@ private[spark] class SluiceShuffleWriter[K, V](
         (partition.toLong << 40) | (pageNumber << 27) | (cursor - pageBase)
       pointerCount += 1
       cursor += needed
+      rowBytes += size
       if (pointerCount == pointers.length) addPointers()
     }
     addPointers()
@@ -115,7 +129,7 @@ private[spark] class SluiceShuffleWriter[K, V](
   /** Hands the pointers collected so far to native code. */
   private def addPointers(): Unit = {
     if (pointerCount > 0) {
-      val held = SluiceNative.writerAddPointers(writer, pointers, pointerCount)
+      val held = timed(SluiceNative.writerAddPointers(writer, pointers, pointerCount))
       writeMetrics.incRecordsWritten(pointerCount)
       pointerCount = 0
       chargeHeld(held)
@@ -127,7 +141,7 @@ private[spark] class SluiceShuffleWriter[K, V](
     addPointers()
     val pageBytes = math.max(conf.pageBytes, needed)
     reserve(pageBytes)
-    val held = SluiceNative.writerNewPage(writer, needed, pageOut)
+    val held = timed(SluiceNative.writerNewPage(writer, needed, pageOut))
     pageNumber = pageOut(0)
     pageBase = pageOut(1)
     cursor = pageBase
@@ -149,6 +163,7 @@ private[spark] class SluiceShuffleWriter[K, V](
       }
     }
     acquired += got
+    peakAcquired = math.max(peakAcquired, acquired)
   }
 
   /** Makes what is charged to the task equal what native code holds. */
@@ -157,6 +172,7 @@ private[spark] class SluiceShuffleWriter[K, V](
       // Pointer-array growth happens natively; charge it now. If the task cannot give it, the
       // next page's reservation spills.
       acquired += memory.acquireMemory(held - acquired)
+      peakAcquired = math.max(peakAcquired, acquired)
     } else if (held < acquired) {
       memory.freeMemory(acquired - held)
       acquired = held
@@ -168,7 +184,7 @@ private[spark] class SluiceShuffleWriter[K, V](
     if (writer == 0L || finished || stopping) return 0L
     addPointers()
     val before = acquired
-    val released = SluiceNative.writerSpill(writer)
+    val released = timed(SluiceNative.writerSpill(writer))
     // Every page is gone: the next row starts a new page.
     cursor = 0L
     pageEnd = 0L
@@ -184,16 +200,23 @@ private[spark] class SluiceShuffleWriter[K, V](
   private def commit(temporaryFile: File): Unit = {
     val checksums = new Array[Long](if (conf.checksumEnabled) partitionCount else 0)
     val metrics = new Array[Long](7)
-    SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics)
+    timed(SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics))
     finished = true
     chargeHeld(0L)
-    val Array(outputBytes, _, spillBytes, _, _, writeNanos, _) = metrics
+    val Array(outputBytes, _, spillBytes, _, _, _, _) = metrics
     writeMetrics.incBytesWritten(outputBytes)
-    writeMetrics.incWriteTime(writeNanos)
+    writeMetrics.incWriteTime(nativeNanos)
+    dataSize.foreach(_.add(rowBytes))
     if (spillBytes > 0) context.taskMetrics().incDiskBytesSpilled(spillBytes)
     blockResolver.writeMetadataFileAndCommit(
       shuffleId, mapId, partitionLengths, checksums, temporaryFile)
     mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId)
+  }
+
+  /** Runs a native call, adding its time to the task's shuffle write time. */
+  private def timed[T](call: => T): T = {
+    val start = System.nanoTime()
+    try call finally nativeNanos += System.nanoTime() - start
   }
 
   override def stop(success: Boolean): Option[MapStatus] = {
@@ -201,6 +224,7 @@ private[spark] class SluiceShuffleWriter[K, V](
       if (stopping) None
       else {
         stopping = true
+        context.taskMetrics().incPeakExecutionMemory(peakAcquired)
         if (success && mapStatus != null) Some(mapStatus) else None
       }
     } finally {
