@@ -1,5 +1,7 @@
 #include "exit_status.h"
 
+#include "interruption.h"
+
 #include <cstdio>
 #include <string>
 
@@ -12,7 +14,7 @@ int ReportError(std::string_view command, const Status& status, int exit_code) {
     if (c == '\n') c = ' ';
   }
   std::fprintf(stderr, "%s\n", line.c_str());
-  return exit_code;
+  return ExitCodeFor(status, exit_code);
 }
 
 }  // namespace sluice::cli

@@ -18,7 +18,8 @@ inline constexpr int kExitSuccess = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
-/// Prints "sluice <command>: error: <message>" on one line and returns `exit_code`.
+/// Prints "sluice <command>: error: <message>" on one line and returns `exit_code` (128 + the
+/// signal when a signal interrupted the command).
 int ReportError(std::string_view command, const Status& status, int exit_code = kExitFailure);
 
 }  // namespace sluice::cli

@@ -8,6 +8,7 @@
 #include "argument_parser.h"
 #include "commands.h"
 #include "exit_status.h"
+#include "interruption.h"
 #include "ipc_output.h"
 #include "progress_bar.h"
 #include "sluice/base/byte_size.h"
@@ -110,6 +111,9 @@ int RunGenerateCommand(std::span<const std::string> arguments) {
   int64_t done = 0;
   int64_t batches = 0;
   while (done < *rows) {
+    if (Status interrupted = CheckInterrupted(); !interrupted.ok()) {
+      return ReportError(kCommand, interrupted);
+    }
     RecordBatch batch =
         done == 0 ? std::move(first) : (*make_batch)(done, std::min(*rows - done, *batch_rows));
     Status written = (*output)->Write(batch);

@@ -10,20 +10,22 @@ namespace sluice::cli {
 
 namespace {
 
-// Standard output is written in 4 MiB pieces: few syscalls, and stdout is written once per run.
+// A stream is written in 4 MiB pieces: few syscalls, and it is written once per run.
 constexpr int64_t kStandardOutputFlushBytes = int64_t{4} << 20;
 
 }  // namespace
 
 Result<std::unique_ptr<IpcOutput>> IpcOutput::Open(const std::string& path, SchemaPtr schema) {
   std::unique_ptr<IpcOutput> output(new IpcOutput());
-  output->path_ = path;
+  SLUICE_ASSIGN_OR_RAISE(output->target_, OutputTarget::Resolve(path));
   SLUICE_ASSIGN_OR_RAISE(output->encoder_, SegmentEncoder::Make(std::move(schema)));
   const std::span<const uint8_t> schema_message = output->encoder_->schema_message();
-  if (path != "-") {
-    SLUICE_ASSIGN_OR_RAISE(output->file_, OutputFile::Create(TemporaryPathFor(path)));
+  if (output->target_.kind() == OutputTarget::Kind::kReplaceFile) {
+    SLUICE_ASSIGN_OR_RAISE(output->file_,
+                           OutputFile::Create(TemporaryPathFor(output->target_.resolved_path())));
     output->file_->Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
   } else {
+    SLUICE_ASSIGN_OR_RAISE(output->stream_fd_, output->target_.OpenStream());
     output->pending_.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
   }
   output->bytes_written_ = static_cast<int64_t>(schema_message.size());
@@ -32,6 +34,7 @@ Result<std::unique_ptr<IpcOutput>> IpcOutput::Open(const std::string& path, Sche
 
 IpcOutput::~IpcOutput() {
   if (file_ != nullptr && !finished_) file_->Remove();
+  if (stream_fd_ > STDERR_FILENO) ::close(stream_fd_);
 }
 
 Status IpcOutput::FlushPending(bool force) {
@@ -40,10 +43,11 @@ Status IpcOutput::FlushPending(bool force) {
   int64_t done = 0;
   while (done < pending_.size()) {
     const ssize_t count =
-        ::write(STDOUT_FILENO, pending_.data() + done, static_cast<size_t>(pending_.size() - done));
+        ::write(stream_fd_, pending_.data() + done, static_cast<size_t>(pending_.size() - done));
     if (count < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError("cannot write to standard output: ", ErrnoMessage(errno));
+      const int error = errno;
+      if (error == EINTR) continue;
+      return Status::IOError("cannot write to '", target_.Describe(), "': ", ErrnoMessage(error));
     }
     done += count;
   }
@@ -66,7 +70,8 @@ Status IpcOutput::Finish() {
   SLUICE_RETURN_NOT_OK(FlushPending(true));
   if (file_ != nullptr) {
     SLUICE_RETURN_NOT_OK(file_->Close());
-    SLUICE_RETURN_NOT_OK(RenameFile(file_->path(), path_));
+    SLUICE_RETURN_NOT_OK(CheckReplaceable(target_.resolved_path()));
+    SLUICE_RETURN_NOT_OK(RenameFile(file_->path(), target_.resolved_path()));
     file_->Keep();
   }
   finished_ = true;

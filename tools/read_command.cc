@@ -7,6 +7,7 @@
 #include "argument_parser.h"
 #include "commands.h"
 #include "exit_status.h"
+#include "interruption.h"
 #include "ipc_output.h"
 #include "json_value.h"
 #include "map_output_files.h"
@@ -173,6 +174,9 @@ int RunReadCommand(std::span<const std::string> arguments) {
     Result<std::unique_ptr<PartitionReader>> reader = PartitionReader::Open(std::move(sources));
     if (!reader.ok()) return ReportError(kCommand, reader.status());
     while (true) {
+      if (Status interrupted = CheckInterrupted(); !interrupted.ok()) {
+        return ReportError(kCommand, interrupted);
+      }
       Result<std::optional<RecordBatch>> batch = (*reader)->Next();
       if (!batch.ok()) return ReportError(kCommand, batch.status());
       if (!batch->has_value()) break;

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "exit_status.h"
+#include "interruption.h"
 
 namespace {
 
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
   if (command == "--version") {
     std::puts("sluice 0.1.0");
     return kExitSuccess;
+  }
+  if (command == "generate" || command == "write" || command == "read") {
+    InstallInterruptionHandlers();
   }
   if (command == "generate") return RunGenerateCommand(arguments);
   if (command == "write") return RunWriteCommand(arguments);

@@ -8,6 +8,7 @@
 #include "argument_parser.h"
 #include "commands.h"
 #include "exit_status.h"
+#include "interruption.h"
 #include "ipc_input.h"
 #include "json_value.h"
 #include "mapped_file.h"
@@ -272,6 +273,9 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   int64_t rows = 0;
   int64_t read_nanos = 0;
   while (true) {
+    if (Status interrupted = CheckInterrupted(); !interrupted.ok()) {
+      return ReportError(kCommand, interrupted);
+    }
     const auto before_read = std::chrono::steady_clock::now();
     Result<std::optional<RecordBatch>> batch = input->reader->Next();
     read_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -10,6 +10,7 @@
 
 #include "sluice/base/stopwatch.h"
 #include "sluice/io/input_file.h"
+#include "sluice/io/output_target.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/ipc_format.h"
 #include "sluice/write/map_writer.h"
@@ -26,12 +27,16 @@ constexpr int64_t kSpillReadBufferBytes = int64_t{1} << 20;
 
 bool FileExists(const std::string& path) {
   struct stat info;
-  return ::stat(path.c_str(), &info) == 0;
+  return ::lstat(path.c_str(), &info) == 0;
 }
 
-// Renames without replacing an existing file (renameat2 RENAME_NOREPLACE), or replacing it.
+// Renames without replacing an existing file (renameat2 RENAME_NOREPLACE), or replacing it when
+// it is a regular file (never a device, FIFO or socket; `to` has its links followed already).
 Status CommitRename(const std::string& from, const std::string& to, bool overwrite) {
-  if (overwrite) return RenameFile(from, to);
+  if (overwrite) {
+    SLUICE_RETURN_NOT_OK(CheckReplaceable(to));
+    return RenameFile(from, to);
+  }
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
     const int error = errno;
     if (error == EEXIST) {
@@ -66,12 +71,15 @@ Result<std::unique_ptr<MapOutputFiles>> MapOutputFiles::Create(
     std::span<const uint8_t> schema_message) {
   if (options.data_path.empty()) return Status::Invalid("a data file path is required");
   if (options.spill_directories.empty()) return Status::Invalid("a spill directory is required");
-  if (!options.overwrite) {
-    for (const std::string* path : {&options.data_path, &options.index_path, &options.checksum_path}) {
-      if (!path->empty() && FileExists(*path)) {
-        return Status::IOError("'", *path, "' already exists; a committed map output is never "
-                               "overwritten (set overwrite to replace it)");
-      }
+  // A symbolic link is followed: its target is replaced, never the link.
+  for (std::string* path : {&options.data_path, &options.index_path, &options.checksum_path}) {
+    if (path->empty()) continue;
+    SLUICE_ASSIGN_OR_RAISE(*path, FollowSymbolicLinks(*path));
+    if (options.overwrite) {
+      SLUICE_RETURN_NOT_OK(CheckReplaceable(*path));
+    } else if (FileExists(*path)) {
+      return Status::IOError("'", *path, "' already exists; a committed map output is never "
+                             "overwritten (set overwrite to replace it)");
     }
   }
   std::unique_ptr<MapOutputFiles> files(
@@ -262,8 +270,32 @@ Status MapOutputFiles::Commit(const MapOutput& output) {
     committed_paths_.push_back(options_.index_path);
   }
   temporary_paths_.clear();
-  if (options_.sync) SLUICE_RETURN_NOT_OK(SyncDirectoryOf(options_.data_path));
   committed_ = true;
+  if (options_.overwrite) SLUICE_RETURN_NOT_OK(RemoveReplacedSiblings());
+  if (options_.sync) SLUICE_RETURN_NOT_OK(SyncDirectoryOf(options_.data_path));
+  return Status::OK();
+}
+
+// After an overwrite, the Spark files of the data file that this output did not write belong to
+// the output it replaced (another checksum algorithm, or an index and checksum where this one
+// has none): a reader would check the new bytes against them and call a valid output corrupt.
+Status MapOutputFiles::RemoveReplacedSiblings() {
+  const SparkShuffleFileNames names = SparkShuffleFileNames::ForDataFile(options_.data_path);
+  std::vector<std::string> stale;
+  if (options_.index_path.empty()) stale.push_back(names.index);
+  for (ChecksumAlgorithm algorithm : kChecksumAlgorithms) {
+    const std::string path = names.Checksum(algorithm);
+    if (!path.empty() && path != options_.checksum_path) stale.push_back(path);
+  }
+  for (const std::string& path : stale) {
+    struct stat info;
+    if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      const int error = errno;
+      return Status::IOError("cannot remove '", path, "' of the replaced map output: ",
+                             ErrnoMessage(error));
+    }
+  }
   return Status::OK();
 }
 

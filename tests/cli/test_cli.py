@@ -340,6 +340,132 @@ def test_write_of_an_input_that_is_not_arrow_names_it_and_leaves_nothing(tmp_pat
     assert not list((tmp_path / "out").glob("shuffle_*"))
 
 
+
+def test_overwrite_with_another_checksum_leaves_no_file_of_the_old_output(tmp_path, lineitem):
+    """--overwrite with another algorithm left the old .checksum.ADLER32 beside the new output,
+    and read and inspect --verify then called the valid new output corrupt."""
+    base = ["write", lineitem, "--output-dir", tmp_path, "--partitions", 4, "--keys", "c0"]
+    run(*base)
+    assert (tmp_path / "shuffle_0_0_0.checksum.ADLER32").exists()
+    run(*base, "--overwrite", "--checksum", "crc32c", "--codec", "lz4")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["shuffle_0_0_0.checksum.CRC32C", "shuffle_0_0_0.data",
+                     "shuffle_0_0_0.index"], names
+    run("inspect", tmp_path / "shuffle_0_0_0.data", "--verify")
+    assert json.loads(run("read", tmp_path, "--partition", "0-3", "--json").stdout)["rows"] == \
+        20000
+    run(*base, "--overwrite", "--checksum", "none", "--codec", "zstd")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shuffle_0_0_0.data",
+                                                          "shuffle_0_0_0.index"]
+    run("inspect", tmp_path / "shuffle_0_0_0.data", "--verify")
+    assert json.loads(run("read", tmp_path, "--partition", "0-3", "--json").stdout)["rows"] == \
+        20000
+
+
+def test_an_interrupted_overwrite_leaves_the_old_output_whole(tmp_path):
+    """SIGINT while --overwrite runs: the old map output stays readable and verified, and no
+    temporary file is left."""
+    import signal
+    import time
+    big = tmp_path / "big.arrow"
+    run("generate", "lineitem", "--rows", 2_000_000, "--output", big)
+    out = tmp_path / "out"
+    base = ["write", big, "--output-dir", out, "--partitions", 64, "--keys", "c0"]
+    run(*base, "--codec", "none")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    process = subprocess.Popen([CLI, *map(str, base), "--overwrite", "--codec", "zstd:19",
+                                "--checksum", "crc32"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=dict(os.environ, SLUICE_PROGRESS="0"))
+    time.sleep(1.0)
+    assert process.poll() is None, "the write ended before it could be interrupted"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr.decode()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    run("inspect", out / "shuffle_0_0_0.data", "--verify")
+
+
+@pytest.mark.parametrize("command", ["generate", "read"])
+def test_output_onto_a_character_device_writes_to_it_and_keeps_it(tmp_path, shuffle, command):
+    """--output /dev/null as root replaced the machine's /dev/null with a regular file. A device
+    node made in a scratch directory (the null device's numbers) must still be that device."""
+    import stat
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs root (CAP_MKNOD)")
+    arguments = (["generate", "mixed", "--rows", 1000] if command == "generate" else
+                 ["read", shuffle[0], "--partition", "0-3"])
+    run(*arguments, "--output", device)
+    info = os.lstat(device)
+    assert stat.S_ISCHR(info.st_mode) and info.st_rdev == os.makedev(1, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+@pytest.mark.parametrize("command", ["generate", "read"])
+def test_output_onto_a_fifo_streams_to_its_reader(tmp_path, shuffle, command):
+    import stat
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    arguments = (["generate", "mixed", "--rows", 1000] if command == "generate" else
+                 ["read", shuffle[0], "--partition", "0-3"])
+    run(*arguments, "--output", fifo)
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    table = pa.ipc.open_stream(received[0]).read_all()
+    assert table.num_rows == (1000 if command == "generate" else
+                              sum(shuffle[1][m]["partition_rows"][p]
+                                  for m in (0, 1) for p in range(4)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_output_onto_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path):
+    target = tmp_path / "data" / "real.arrow"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+    link = tmp_path / "link.arrow"
+    link.symlink_to(pathlib.Path("data") / "real.arrow")
+    run("generate", "mixed", "--rows", 500, "--output", link)
+    assert link.is_symlink() and os.readlink(link) == str(pathlib.Path("data") / "real.arrow")
+    assert read_stream(target).num_rows == 500
+    # A dangling link: its target is created.
+    dangling = tmp_path / "dangling.arrow"
+    dangling.symlink_to(tmp_path / "data" / "new.arrow")
+    run("generate", "mixed", "--rows", 7, "--output", dangling)
+    assert dangling.is_symlink() and read_stream(tmp_path / "data" / "new.arrow").num_rows == 7
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["new.arrow", "real.arrow"]
+
+
+def test_output_onto_a_directory_is_refused(tmp_path):
+    result = run("generate", "mixed", "--rows", 5, "--output", tmp_path, check=False)
+    assert result.returncode == FAILURE
+    assert "is a directory" in error_line(result) and str(tmp_path) in error_line(result)
+
+
+def test_map_output_onto_links_and_devices(tmp_path, lineitem):
+    """A map output replaces the target of a symbolic link, and refuses to replace a FIFO."""
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere.data"
+    elsewhere.write_bytes(b"old")
+    (out / "shuffle_0_0_0.data").symlink_to(elsewhere)
+    base = ["write", lineitem, "--output-dir", out, "--partitions", 4, "--keys", "c0"]
+    run(*base, "--overwrite")
+    assert (out / "shuffle_0_0_0.data").is_symlink()
+    assert elsewhere.stat().st_size > 1000
+    os.mkfifo(out / "shuffle_0_1_0.data")
+    result = run(*base, "--map-id", 1, "--overwrite", check=False)
+    assert result.returncode == FAILURE and "FIFO" in error_line(result), error_line(result)
+    import stat
+    assert stat.S_ISFIFO(os.lstat(out / "shuffle_0_1_0.data").st_mode)
+    assert not list(out.glob("*.tmp"))
+
 # --- read --------------------------------------------------------------------------------------
 
 

@@ -2,6 +2,9 @@
 // Each reports what happened and leaves no file behind.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 
 #include "sluice/format/array_builder.h"
@@ -163,6 +166,66 @@ TEST(MapWriterFaultTest, UnusableSpillDirectoryIsNamedAndCleanedUp) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("missing-spill-dir"), std::string::npos) << status.ToString();
   EXPECT_TRUE(directory.List().empty());
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+MapOutput WriteOnce(MapWriterOptions options) {
+  auto writer = MapWriter::Make(options).ValueOrDie();
+  for (const auto& batch : Batches(2)) EXPECT_TRUE(writer->Write(batch).ok());
+  return writer->Finish().ValueOrDie();
+}
+
+// An overwrite with another checksum algorithm left the old output's checksum file beside the
+// new one, and readers then checked the new bytes against it and called them corrupt.
+TEST(MapWriterOverwriteTest, NoFileOfTheReplacedOutputRemains) {
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options = Options(directory);
+  WriteOnce(options);
+  EXPECT_EQ(directory.List(),
+            (std::vector<std::string>{"map.checksum.ADLER32", "map.data", "map.index"}));
+  options.overwrite = true;
+  options.checksum = ChecksumAlgorithm::kCrc32c;
+  WriteOnce(options);
+  EXPECT_EQ(directory.List(),
+            (std::vector<std::string>{"map.checksum.CRC32C", "map.data", "map.index"}));
+  options.write_spark_files = false;
+  WriteOnce(options);
+  EXPECT_EQ(directory.List(), std::vector<std::string>{"map.data"});
+}
+
+TEST(MapWriterOverwriteTest, ALinkedDataFileHasItsTargetReplaced) {
+  testing::TemporaryDirectory directory;
+  testing::WriteFileBytes(directory.Join("target.data"), "old");
+  ASSERT_EQ(::symlink("target.data", directory.Join("map.data").c_str()), 0);
+  MapWriterOptions options = Options(directory);
+  options.write_spark_files = false;
+  options.overwrite = true;
+  const MapOutput output = WriteOnce(options);
+  struct stat info;
+  ASSERT_EQ(::lstat(directory.Join("map.data").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode));
+  EXPECT_EQ(static_cast<int64_t>(testing::ReadFileBytes(directory.Join("target.data")).size()),
+            output.offsets.back());
+}
+
+TEST(MapWriterOverwriteTest, AFifoIsNeverReplaced) {
+  testing::TemporaryDirectory directory;
+  ASSERT_EQ(::mkfifo(directory.Join("map.data").c_str(), 0600), 0);
+  MapWriterOptions options = Options(directory);
+  options.overwrite = true;
+  auto writer = MapWriter::Make(options);
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.status().message().find("a FIFO"), std::string::npos)
+      << writer.status().ToString();
+  struct stat info;
+  ASSERT_EQ(::lstat(directory.Join("map.data").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+  EXPECT_EQ(directory.List(), std::vector<std::string>{"map.data"});
 }
 
 }  // namespace

@@ -15,6 +15,10 @@ namespace sluice {
 
 enum class ChecksumAlgorithm : uint8_t { kNone, kAdler32, kCrc32, kCrc32c };
 
+/// Every algorithm that has a checksum file (all but kNone).
+inline constexpr ChecksumAlgorithm kChecksumAlgorithms[] = {
+    ChecksumAlgorithm::kAdler32, ChecksumAlgorithm::kCrc32, ChecksumAlgorithm::kCrc32c};
+
 /// Returns Spark's name: "ADLER32", "CRC32", "CRC32C", or "NONE".
 std::string_view ChecksumAlgorithmName(ChecksumAlgorithm algorithm);
 

@@ -98,6 +98,7 @@ class MapOutputFiles {
   Status WriteSpill(const HasRows& has_rows, const EncodePartition& encode);
   Status WriteDataFile(const HasRows& has_rows, const EncodePartition& encode, MapOutput* output);
   Status Commit(const MapOutput& output);
+  Status RemoveReplacedSiblings();
 
   MapOutputFilesOptions options_;
   int32_t partition_count_;
