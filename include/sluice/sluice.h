@@ -90,7 +90,8 @@ const int64_t* sluice_map_output_offsets(const SluiceMapOutput* output);
 const int64_t* sluice_map_output_lengths(const SluiceMapOutput* output);
 /** partition_count checksums, or NULL when the checksum algorithm is none. */
 const uint32_t* sluice_map_output_checksums(const SluiceMapOutput* output);
-/** The metrics as a JSON object (rows, input_bytes, output_bytes, blocks, spills, ...). */
+/** The metrics as a JSON object (rows, input_bytes, output_bytes, blocks, spills, ...); NULL
+ * when memory for it cannot be had. */
 const char* sluice_map_output_metrics_json(const SluiceMapOutput* output);
 void sluice_map_output_free(SluiceMapOutput* output);
 
@@ -140,8 +141,8 @@ typedef struct SluiceReadReport SluiceReadReport;
 SluiceReadReport* sluice_read_report_new(void);
 /** Returns {"metrics": {"sources", "failed_sources", "bytes_read", "file_reads", "segments",
  * "blocks", "batches", "rows", "coalesced_batches", ... "wait_nanos"}, "failures": [{"source",
- * "block", "code", "message"}]}; valid until the next call on this report or its free. Call it
- * from the thread that reads the stream. */
+ * "block", "code", "message"}]}; valid until the next call on this report or its free; null when
+ * memory for it cannot be had. Call it from the thread that reads the stream. */
 const char* sluice_read_report_json(SluiceReadReport* report);
 void sluice_read_report_free(SluiceReadReport* report);
 

@@ -28,14 +28,40 @@ std::string_view StatusCodeName(StatusCode code) {
 }
 
 Status::Status(StatusCode code, std::string message) {
-  if (code != StatusCode::kOk) state_ = std::make_unique<State>(State{code, std::move(message)});
+  if (code != StatusCode::kOk) state_.reset(new State{code, std::move(message)});
 }
 
+Status::State* Status::PreallocatedOutOfMemory() noexcept {
+  static State state{StatusCode::kOutOfMemory,
+                     "out of memory (and no memory left to describe where)"};
+  return &state;
+}
+
+void Status::StateDeleter::operator()(State* state) const noexcept {
+  if (state != PreallocatedOutOfMemory()) delete state;
+}
+
+Status Status::OutOfMemoryWithoutMessage() noexcept {
+  Status status;
+  status.state_.reset(PreallocatedOutOfMemory());
+  return status;
+}
+
+namespace {
+// Copies a state: the preallocated one is shared, so copying it cannot fail.
+template <typename Pointer>
+Pointer CopyState(const Pointer& state, typename Pointer::pointer preallocated) {
+  if (state == nullptr) return nullptr;
+  if (state.get() == preallocated) return Pointer(preallocated);
+  return Pointer(new typename Pointer::element_type(*state));
+}
+}  // namespace
+
 Status::Status(const Status& other)
-    : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
+    : state_(CopyState(other.state_, PreallocatedOutOfMemory())) {}
 
 Status& Status::operator=(const Status& other) {
-  if (this != &other) state_ = other.state_ ? std::make_unique<State>(*other.state_) : nullptr;
+  if (this != &other) state_ = CopyState(other.state_, PreallocatedOutOfMemory());
   return *this;
 }
 

@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <new>
 #include <string>
 
 #include "api_status_internal.h"
@@ -8,18 +9,26 @@ namespace sluice::capi {
 
 namespace {
 thread_local std::string last_error;
+// Set when the message itself could not be stored (memory ran out copying it).
+thread_local bool last_error_lost = false;
 }  // namespace
 
 int Report(const Status& status) {
-  if (status.ok()) {
-    last_error.clear();
-    return SLUICE_OK;
+  last_error.clear();
+  last_error_lost = false;
+  if (status.ok()) return SLUICE_OK;
+  try {
+    last_error = status.message();
+  } catch (const std::bad_alloc&) {
+    last_error_lost = true;
   }
-  last_error = status.message();
   return static_cast<int>(status.code());
 }
 
-const char* LastErrorMessage() { return last_error.c_str(); }
+const char* LastErrorMessage() {
+  return last_error_lost ? "out of memory (the error message could not be kept)"
+                         : last_error.c_str();
+}
 
 }  // namespace sluice::capi
 

@@ -2,6 +2,7 @@
 // map output.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,12 +20,21 @@ struct SluiceMapWriterOptions {
 
 struct SluiceMapOutput {
   sluice::MapOutput output;
-  std::string metrics_json;
+  // Made on the first sluice_map_output_metrics_json call.
+  mutable std::string metrics_json;
 };
 
 namespace sluice::capi {
 
-/// Wraps a finished output for the C API.
-SluiceMapOutput* NewMapOutputHandle(MapOutput output);
+/// Runs `finish` (a writer's Finish, returning Result<MapOutput>) into a handle made before it:
+/// once the output is committed, nothing that can fail for memory is left to do, so a failure
+/// is never reported for an output that exists.
+template <typename Finish>
+Status FinishIntoHandle(Finish&& finish, SluiceMapOutput** out) {
+  auto handle = std::make_unique<SluiceMapOutput>();
+  SLUICE_ASSIGN_OR_RAISE(handle->output, finish());
+  *out = handle.release();
+  return Status::OK();
+}
 
 }  // namespace sluice::capi

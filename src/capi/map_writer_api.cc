@@ -20,13 +20,6 @@ struct SluiceMapWriter {
 
 namespace sluice::capi {
 
-SluiceMapOutput* NewMapOutputHandle(MapOutput output) {
-  auto* handle = new SluiceMapOutput();
-  handle->metrics_json = MapWriterMetricsToJson(output.metrics);
-  handle->output = std::move(output);
-  return handle;
-}
-
 namespace {
 
 Status OpenWriter(const SluiceMapWriterOptions* settings, ArrowSchema* c_schema,
@@ -60,9 +53,7 @@ Status Finish(SluiceMapWriter* handle, SluiceMapOutput** out) {
   if (handle == nullptr || out == nullptr) {
     return Status::Invalid("sluice_map_writer_finish: writer and out are required");
   }
-  SLUICE_ASSIGN_OR_RAISE(MapOutput output, handle->writer->Finish());
-  *out = NewMapOutputHandle(std::move(output));
-  return Status::OK();
+  return FinishIntoHandle([&] { return handle->writer->Finish(); }, out);
 }
 
 }  // namespace
@@ -73,54 +64,59 @@ using sluice::capi::Report;
 
 extern "C" {
 
-SluiceMapWriterOptions* sluice_map_writer_options_new(void) { return new SluiceMapWriterOptions(); }
+SluiceMapWriterOptions* sluice_map_writer_options_new(void) {
+  return new (std::nothrow) SluiceMapWriterOptions();
+}
 
 void sluice_map_writer_options_free(SluiceMapWriterOptions* options) { delete options; }
 
 int sluice_map_writer_options_set(SluiceMapWriterOptions* options, const char* key,
                                   const char* value) {
-  if (options == nullptr || key == nullptr || value == nullptr) {
-    return Report(Status::Invalid("sluice_map_writer_options_set: arguments are required"));
-  }
-  // Check the setting now (against a schema-less options struct) so errors surface early. The
-  // row writer's keys are a superset; the map writer rejects its extra keys when it opens.
-  sluice::RowMapWriterOptions probe;
-  const std::string key_text(key);
-  if (key_text != "keys") {
-    Status status = sluice::ApplyRowMapWriterSetting(&probe, key_text, value);
-    if (!status.ok()) return Report(status);
-  }
-  options->settings.emplace_back(key_text, value);
-  return Report(Status::OK());
+  return sluice::capi::ReportGuarded("sluice_map_writer_options_set", [&] {
+    if (options == nullptr || key == nullptr || value == nullptr) {
+      return Status::Invalid("sluice_map_writer_options_set: arguments are required");
+    }
+    // Check the setting now (against a schema-less options struct) so errors surface early. The
+    // row writer's keys are a superset; the map writer rejects its extra keys when it opens.
+    sluice::RowMapWriterOptions probe;
+    const std::string key_text(key);
+    if (key_text != "keys") {
+      SLUICE_RETURN_NOT_OK(sluice::ApplyRowMapWriterSetting(&probe, key_text, value));
+    }
+    options->settings.emplace_back(key_text, value);
+    return Status::OK();
+  });
 }
 
 int sluice_map_writer_options_set_range_bounds(SluiceMapWriterOptions* options,
                                                struct ArrowSchema* schema,
                                                struct ArrowArray* bounds) {
-  if (options == nullptr) return Report(Status::Invalid("options are required"));
-  auto batch = sluice::ImportRecordBatch(bounds, schema);
-  if (!batch.ok()) return Report(batch.status());
-  options->range_bounds = std::move(batch).ValueUnsafe();
-  options->has_range_bounds = true;
-  return Report(Status::OK());
+  return sluice::capi::ReportGuarded("sluice_map_writer_options_set_range_bounds", [&] {
+    if (options == nullptr) return Status::Invalid("options are required");
+    SLUICE_ASSIGN_OR_RAISE(options->range_bounds, sluice::ImportRecordBatch(bounds, schema));
+    options->has_range_bounds = true;
+    return Status::OK();
+  });
 }
 
 int sluice_map_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
                            SluiceMapWriter** out) {
-  return Report(sluice::capi::OpenWriter(options, schema, out));
+  return sluice::capi::ReportGuarded("sluice_map_writer_open", [&] { return sluice::capi::OpenWriter(options, schema, out); });
 }
 
 int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowArray* batch) {
-  return Report(sluice::capi::WriteBatch(writer, batch));
+  return sluice::capi::ReportGuarded("sluice_map_writer_write", [&] { return sluice::capi::WriteBatch(writer, batch); });
 }
 
 int sluice_map_writer_spill(SluiceMapWriter* writer) {
-  if (writer == nullptr) return Report(Status::Invalid("writer is required"));
-  return Report(writer->writer->Spill());
+  return sluice::capi::ReportGuarded("sluice_map_writer_spill", [&] {
+    if (writer == nullptr) return Status::Invalid("writer is required");
+    return writer->writer->Spill();
+  });
 }
 
 int sluice_map_writer_finish(SluiceMapWriter* writer, SluiceMapOutput** out) {
-  return Report(sluice::capi::Finish(writer, out));
+  return sluice::capi::ReportGuarded("sluice_map_writer_finish", [&] { return sluice::capi::Finish(writer, out); });
 }
 
 void sluice_map_writer_abort(SluiceMapWriter* writer) {
@@ -150,6 +146,13 @@ const uint32_t* sluice_map_output_checksums(const SluiceMapOutput* output) {
 }
 
 const char* sluice_map_output_metrics_json(const SluiceMapOutput* output) {
+  if (output->metrics_json.empty()) {
+    try {
+      output->metrics_json = sluice::MapWriterMetricsToJson(output->output.metrics);
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+  }
   return output->metrics_json.c_str();
 }
 

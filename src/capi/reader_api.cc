@@ -183,7 +183,7 @@ using sluice::capi::Report;
 extern "C" {
 
 SluiceReaderOptions* sluice_reader_options_new(void) {
-  return new SluiceReaderOptions();
+  return new (std::nothrow) SluiceReaderOptions();
 }
 
 void sluice_reader_options_free(SluiceReaderOptions* options) {
@@ -191,26 +191,31 @@ void sluice_reader_options_free(SluiceReaderOptions* options) {
 }
 
 int sluice_reader_options_set(SluiceReaderOptions* options, const char* key, const char* value) {
-  if (options == nullptr || key == nullptr || value == nullptr) {
-    return Report(
-        Status::Invalid("sluice_reader_options_set: options, key and value are required"));
-  }
-  // Checked now, so a bad setting fails where it is made; applied again when a reader opens.
-  sluice::PartitionReaderSettings scratch;
-  Status status = sluice::ApplyPartitionReaderSetting(&scratch, key, value);
-  if (status.ok()) options->settings.emplace_back(key, value);
-  return Report(status);
+  return sluice::capi::ReportGuarded("sluice_reader_options_set", [&] {
+    if (options == nullptr || key == nullptr || value == nullptr) {
+      return Status::Invalid("sluice_reader_options_set: options, key and value are required");
+    }
+    // Checked now, so a bad setting fails where it is made; applied again when a reader opens.
+    sluice::PartitionReaderSettings scratch;
+    SLUICE_RETURN_NOT_OK(sluice::ApplyPartitionReaderSetting(&scratch, key, value));
+    options->settings.emplace_back(key, value);
+    return Status::OK();
+  });
 }
 
 SluiceReadReport* sluice_read_report_new(void) {
-  return new SluiceReadReport();
+  return new (std::nothrow) SluiceReadReport();
 }
 
 const char* sluice_read_report_json(SluiceReadReport* report) {
   if (report == nullptr) return "{}";
   std::lock_guard<std::mutex> lock(report->state->mutex);
-  report->json =
-      sluice::PartitionReaderReportToJson(report->state->metrics, report->state->failures);
+  try {
+    report->json =
+        sluice::PartitionReaderReportToJson(report->state->metrics, report->state->failures);
+  } catch (const std::bad_alloc&) {
+    return nullptr;  // documented: null when the report cannot be made
+  }
   return report->json.c_str();
 }
 
@@ -222,27 +227,29 @@ int sluice_reader_open_files(const char* const* data_paths, const char* const* i
                              int64_t count, int32_t start_partition, int32_t end_partition,
                              const SluiceReaderOptions* options, SluiceReadReport* report,
                              struct ArrowArrayStream* out) {
-  return Report(sluice::capi::OpenFiles(data_paths, index_paths, count, start_partition,
-                                        end_partition, options, report, out));
+  return sluice::capi::ReportGuarded("sluice_reader_open_files", [&] { return sluice::capi::OpenFiles(data_paths, index_paths, count, start_partition,
+                                        end_partition, options, report, out); });
 }
 
 SluiceBlockQueue* sluice_block_queue_new(void) {
-  return new SluiceBlockQueue();
+  return new (std::nothrow) SluiceBlockQueue();
 }
 
 int sluice_block_queue_push(SluiceBlockQueue* queue, const uint8_t* data, int64_t size,
                             int32_t start_partition, int32_t end_partition,
                             const int64_t* partition_lengths, const char* name,
                             void (*release)(void* release_data), void* release_data) {
-  return Report(sluice::capi::Push(queue, data, size, start_partition, end_partition,
-                                   partition_lengths, name, release, release_data));
+  return sluice::capi::ReportGuarded("sluice_block_queue_push", [&] { return sluice::capi::Push(queue, data, size, start_partition, end_partition,
+                                   partition_lengths, name, release, release_data); });
 }
 
 int sluice_block_queue_push_failure(SluiceBlockQueue* queue, const char* name,
                                     const char* message) {
-  if (queue == nullptr) return Report(Status::Invalid("sluice_block_queue_push_failure: no queue"));
-  return Report(queue->queue->PushFailure(name != nullptr ? name : "",
-                                          Status::IOError(message != nullptr ? message : "")));
+  return sluice::capi::ReportGuarded("sluice_block_queue_push_failure", [&] {
+    if (queue == nullptr) return Status::Invalid("sluice_block_queue_push_failure: no queue");
+    return queue->queue->PushFailure(name != nullptr ? name : "",
+                                     Status::IOError(message != nullptr ? message : ""));
+  });
 }
 
 void sluice_block_queue_close(SluiceBlockQueue* queue) {
@@ -262,7 +269,7 @@ void sluice_block_queue_free(SluiceBlockQueue* queue) {
 int sluice_reader_open_queue(SluiceBlockQueue* queue, struct ArrowSchema* schema,
                              const SluiceReaderOptions* options, SluiceReadReport* report,
                              struct ArrowArrayStream* out) {
-  return Report(sluice::capi::OpenQueue(queue, schema, options, report, out));
+  return sluice::capi::ReportGuarded("sluice_reader_open_queue", [&] { return sluice::capi::OpenQueue(queue, schema, options, report, out); });
 }
 
 }  // extern "C"

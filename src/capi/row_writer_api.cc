@@ -93,41 +93,42 @@ extern "C" {
 
 int sluice_row_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
                            SluiceRowWriter** out) {
-  return Report(sluice::capi::OpenRowWriter(options, schema, out));
+  return sluice::capi::ReportGuarded("sluice_row_writer_open", [&] { return sluice::capi::OpenRowWriter(options, schema, out); });
 }
 
 int sluice_row_writer_append(SluiceRowWriter* writer, const uint32_t* partitions,
                              const uint8_t* const* rows, const int32_t* sizes, int64_t count) {
-  return Report(sluice::capi::Append(writer, partitions, rows, sizes, count));
+  return sluice::capi::ReportGuarded("sluice_row_writer_append", [&] { return sluice::capi::Append(writer, partitions, rows, sizes, count); });
 }
 
 int sluice_row_writer_append_framed(SluiceRowWriter* writer, const uint32_t* partitions,
                                     int64_t count, const uint8_t* data, int64_t size) {
-  return Report(sluice::capi::AppendFramed(writer, partitions, count, data, size));
+  return sluice::capi::ReportGuarded("sluice_row_writer_append_framed", [&] { return sluice::capi::AppendFramed(writer, partitions, count, data, size); });
 }
 
 int sluice_row_writer_spill(SluiceRowWriter* writer, int64_t* released) {
-  if (writer == nullptr) return Report(Status::Invalid("sluice_row_writer_spill: no writer"));
-  auto freed = writer->writer->Spill();
-  if (freed.ok() && released != nullptr) *released = *freed;
-  return Report(freed.status());
+  return sluice::capi::ReportGuarded("sluice_row_writer_spill", [&] {
+    if (writer == nullptr) return Status::Invalid("sluice_row_writer_spill: no writer");
+    SLUICE_ASSIGN_OR_RAISE(const int64_t freed, writer->writer->Spill());
+    if (released != nullptr) *released = freed;
+    return Status::OK();
+  });
 }
 
 int sluice_row_writer_finish(SluiceRowWriter* writer, SluiceMapOutput** out) {
-  if (writer == nullptr || out == nullptr) {
-    return Report(Status::Invalid("sluice_row_writer_finish: writer and out are required"));
-  }
-  auto output = writer->writer->Finish();
-  if (!output.ok()) return Report(output.status());
-  *out = sluice::capi::NewMapOutputHandle(std::move(output).ValueUnsafe());
-  return Report(Status::OK());
+  return sluice::capi::ReportGuarded("sluice_row_writer_finish", [&] {
+    if (writer == nullptr || out == nullptr) {
+      return Status::Invalid("sluice_row_writer_finish: writer and out are required");
+    }
+    return sluice::capi::FinishIntoHandle([&] { return writer->writer->Finish(); }, out);
+  });
 }
 
 void sluice_row_writer_free(SluiceRowWriter* writer) { delete writer; }
 
 int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema,
                            uint8_t** out_data, int64_t* out_size) {
-  return Report(sluice::capi::RowsFromArrow(batch, schema, out_data, out_size));
+  return sluice::capi::ReportGuarded("sluice_rows_from_arrow", [&] { return sluice::capi::RowsFromArrow(batch, schema, out_data, out_size); });
 }
 
 }  // extern "C"

@@ -67,11 +67,11 @@ extern "C" {
 
 int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uint8_t** out_data,
                           int64_t* out_size) {
-  return sluice::capi::Report(sluice::capi::EncodeStream(input, codec, out_data, out_size));
+  return sluice::capi::ReportGuarded("sluice_segment_encode", [&] { return sluice::capi::EncodeStream(input, codec, out_data, out_size); });
 }
 
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out) {
-  return sluice::capi::Report(sluice::capi::DecodeSegment(data, size, out));
+  return sluice::capi::ReportGuarded("sluice_segment_decode", [&] { return sluice::capi::DecodeSegment(data, size, out); });
 }
 
 }  // extern "C"

@@ -192,7 +192,12 @@ Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor() {
     return Status::OutOfMemory("cannot make an lz4 frame compression context: ",
                                LZ4F_getErrorName(code));
   }
-  return std::unique_ptr<Compressor>(new Lz4FrameCompressor(context));
+  try {
+    return std::unique_ptr<Compressor>(new Lz4FrameCompressor(context));
+  } catch (...) {
+    LZ4F_freeCompressionContext(context);
+    throw;
+  }
 }
 
 Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor() {
@@ -202,7 +207,12 @@ Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor() {
     return Status::OutOfMemory("cannot make an lz4 frame decompression context: ",
                                LZ4F_getErrorName(code));
   }
-  return std::unique_ptr<Decompressor>(new Lz4FrameDecompressor(context));
+  try {
+    return std::unique_ptr<Decompressor>(new Lz4FrameDecompressor(context));
+  } catch (...) {
+    LZ4F_freeDecompressionContext(context);
+    throw;
+  }
 }
 
 }  // namespace sluice::internal

@@ -110,7 +110,13 @@ class ZstdDecompressor final : public Decompressor {
 Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level) {
   ZSTD_CCtx* context = ZSTD_createCCtx();
   if (context == nullptr) return Status::OutOfMemory("cannot make a zstd compression context");
-  auto compressor = std::make_unique<ZstdCompressor>(context);
+  std::unique_ptr<ZstdCompressor> compressor;
+  try {
+    compressor = std::make_unique<ZstdCompressor>(context);
+  } catch (...) {
+    ZSTD_freeCCtx(context);
+    throw;
+  }
   // Content size on (8 bytes at most) so readers can check lengths from the frame alone;
   // checksum off: Spark's partition checksums cover the bytes, and lengths are checked exactly.
   const ZSTD_cParameter parameters[] = {ZSTD_c_compressionLevel, ZSTD_c_contentSizeFlag,
@@ -129,7 +135,12 @@ Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level) {
 Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor() {
   ZSTD_DCtx* context = ZSTD_createDCtx();
   if (context == nullptr) return Status::OutOfMemory("cannot make a zstd decompression context");
-  return std::unique_ptr<Decompressor>(new ZstdDecompressor(context));
+  try {
+    return std::unique_ptr<Decompressor>(new ZstdDecompressor(context));
+  } catch (...) {
+    ZSTD_freeDCtx(context);
+    throw;
+  }
 }
 
 }  // namespace sluice::internal

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/format/c_data.h"
 
@@ -279,10 +280,12 @@ void ExportArray(const ArrayData& array, const std::shared_ptr<const ExportKeepA
     const uint8_t* data = array.buffers[static_cast<size_t>(i)].data;
     node->buffers[i] = empty || data == nullptr ? kZeroBytes : data;
   }
+  // Published before its children are filled: if one of them cannot be made, releasing `out`
+  // frees this node and the children made so far (the rest are still unreleasable empties).
+  PublishNode(node, array.length, null_count, offset, buffer_count, out);
   for (size_t i = 0; i < array.children.size(); ++i) {
     ExportArray(array.children[i], keep_alive, &node->child_arrays[i]);
   }
-  PublishNode(node, array.length, null_count, offset, buffer_count, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,43 +319,36 @@ ExportedStream* StreamState(ArrowArrayStream* stream) {
 
 // Records a failure for get_last_error and returns its errno value.
 int StreamFailure(ExportedStream* state, const Status& status) {
-  state->last_error = status.ToString();
+  try {
+    state->last_error = status.ToString();
+  } catch (const std::bad_alloc&) {
+    state->last_error.clear();
+  }
   return ErrnoFor(status);
 }
 
 // The callbacks below cross into C: nothing may propagate out of them.
 int StreamGetSchema(ArrowArrayStream* stream, ArrowSchema* out) {
   ExportedStream* state = StreamState(stream);
-  try {
+  const Status status = GuardFailures("exporting the schema", [&] {
     const SchemaPtr& schema = state->reader->schema();
-    if (schema == nullptr) {
-      return StreamFailure(state, Status::Invalid("the exported reader has no schema"));
-    }
-    const Status status = ExportSchema(*schema, out);
-    return status.ok() ? 0 : StreamFailure(state, status);
-  } catch (const std::bad_alloc&) {
-    return StreamFailure(state, Status::OutOfMemory("out of memory exporting the schema"));
-  } catch (const std::exception& error) {
-    return StreamFailure(state, Status::IOError(error.what()));
-  }
+    if (schema == nullptr) return Status::Invalid("the exported reader has no schema");
+    return ExportSchema(*schema, out);
+  });
+  return status.ok() ? 0 : StreamFailure(state, status);
 }
 
 int StreamGetNext(ArrowArrayStream* stream, ArrowArray* out) {
   ExportedStream* state = StreamState(stream);
-  try {
-    Result<std::optional<RecordBatch>> next = state->reader->Next();
-    if (!next.ok()) return StreamFailure(state, next.status());
-    if (!next->has_value()) {
+  const Status status = GuardFailures("reading the next batch", [&] {
+    SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> next, state->reader->Next());
+    if (!next.has_value()) {
       *out = ArrowArray{};  // a released array marks the end of the stream
-      return 0;
+      return Status::OK();
     }
-    const Status status = ExportRecordBatch(**next, out);
-    return status.ok() ? 0 : StreamFailure(state, status);
-  } catch (const std::bad_alloc&) {
-    return StreamFailure(state, Status::OutOfMemory("out of memory reading the next batch"));
-  } catch (const std::exception& error) {
-    return StreamFailure(state, Status::IOError(error.what()));
-  }
+    return ExportRecordBatch(*next, out);
+  });
+  return status.ok() ? 0 : StreamFailure(state, status);
 }
 
 const char* StreamGetLastError(ArrowArrayStream* stream) {
@@ -417,11 +413,16 @@ Status ExportRecordBatch(const RecordBatch& batch, ArrowArray* out) {
   auto keep_alive =
       std::make_shared<const ExportKeepAlive>(ExportKeepAlive{batch.schema(), batch.owners()});
   ExportedArrayNode* root = AllocateNode(keep_alive, static_cast<int64_t>(batch.num_columns()), 0);
-  for (size_t i = 0; i < batch.num_columns(); ++i) {
-    ExportArray(batch.column(i), keep_alive, &root->child_arrays[i]);
-  }
   // The struct of columns: one (absent) validity buffer, no nulls.
   PublishNode(root, batch.num_rows(), 0, 0, BufferCount(TypeId::kStruct), out);
+  try {
+    for (size_t i = 0; i < batch.num_columns(); ++i) {
+      ExportArray(batch.column(i), keep_alive, &root->child_arrays[i]);
+    }
+  } catch (...) {
+    out->release(out);  // what was made so far
+    throw;
+  }
   return Status::OK();
 }
 

@@ -21,7 +21,14 @@ Result<std::unique_ptr<OutputFile>> OutputFile::Create(std::string path,
     const int error = errno;
     return Status::IOError("cannot create '", path, "': ", ErrnoMessage(error));
   }
-  return std::unique_ptr<OutputFile>(new OutputFile(std::move(path), fd, options));
+  try {
+    return std::unique_ptr<OutputFile>(new OutputFile(path, fd, options));
+  } catch (...) {
+    // The object that would remove the file was never made: remove it here.
+    ::close(fd);
+    ::unlink(path.c_str());
+    throw;
+  }
 }
 
 OutputFile::OutputFile(std::string path, int fd, const OutputFileOptions& options)
@@ -136,6 +143,8 @@ Status OutputFile::Close() {
     status = Status::IOError("cannot close '", path_, "': ", ErrnoMessage(error));
   }
   fd_ = -1;
+  // A closed spill file lives on until the final merge; its buffer need not.
+  pending_.Release();
   return status;
 }
 

@@ -1,3 +1,4 @@
+#include "sluice/base/failure_guard.h"
 #include "sluice/ipc/segment_decoder.h"
 
 #include <algorithm>
@@ -1146,10 +1147,10 @@ const SchemaPtr& SegmentDecoder::schema() const {
   return impl_->schema();
 }
 Status SegmentDecoder::ReadSchema() {
-  return impl_->ReadSchema();
+  return GuardFailures("decoding a schema", [&] { return impl_->ReadSchema(); });
 }
 Result<std::optional<RecordBatch>> SegmentDecoder::Next() {
-  return impl_->Next();
+  return GuardFailures("decoding a block", [&] { return impl_->Next(); });
 }
 void SegmentDecoder::RecycleStorage(RecordBatch::Storage&& storage) {
   impl_->RecycleStorage(std::move(storage));

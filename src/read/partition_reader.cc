@@ -1,3 +1,4 @@
+#include "sluice/base/failure_guard.h"
 #include "sluice/read/partition_reader.h"
 
 #include "batch_producer_internal.h"
@@ -61,6 +62,12 @@ class PartitionReader::Impl {
 
 Result<std::unique_ptr<PartitionReader>> PartitionReader::Open(std::vector<SegmentSource> sources,
                                                                PartitionReaderOptions options) {
+  return GuardFailures("PartitionReader::Open",
+                       [&] { return OpenGuarded(std::move(sources), std::move(options)); });
+}
+
+Result<std::unique_ptr<PartitionReader>> PartitionReader::OpenGuarded(
+    std::vector<SegmentSource> sources, PartitionReaderOptions options) {
   SLUICE_ASSIGN_OR_RAISE(auto producer, BatchProducer::Make(std::move(sources), options));
   SLUICE_ASSIGN_OR_RAISE(BatchProducer::Outcome outcome, producer->ReadSchema(/*wait=*/true));
   // kEnd: no segment at all and no schema given; the reader yields nothing, with no fields.
@@ -81,13 +88,17 @@ const SchemaPtr& PartitionReader::schema() const {
 
 Result<std::optional<RecordBatch>> PartitionReader::Next() {
   RecordBatch batch;
-  SLUICE_ASSIGN_OR_RAISE(BatchProducer::Outcome outcome, impl_->Next(/*wait=*/true, &batch));
+  SLUICE_ASSIGN_OR_RAISE(
+      BatchProducer::Outcome outcome,
+      GuardFailures("PartitionReader::Next", [&] { return impl_->Next(/*wait=*/true, &batch); }));
   if (outcome == BatchProducer::Outcome::kEnd) return std::optional<RecordBatch>();
   return std::optional<RecordBatch>(std::move(batch));
 }
 
 Result<PartitionReader::Poll> PartitionReader::TryNext(RecordBatch* out) {
-  SLUICE_ASSIGN_OR_RAISE(BatchProducer::Outcome outcome, impl_->Next(/*wait=*/false, out));
+  SLUICE_ASSIGN_OR_RAISE(
+      BatchProducer::Outcome outcome,
+      GuardFailures("PartitionReader::TryNext", [&] { return impl_->Next(/*wait=*/false, out); }));
   switch (outcome) {
     case BatchProducer::Outcome::kBatch:
       return Poll::kBatch;

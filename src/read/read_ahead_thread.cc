@@ -2,6 +2,7 @@
 
 #include "base/poll_until_internal.h"
 #include "read_ahead_thread_internal.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/stopwatch.h"
 
 namespace sluice::internal {
@@ -40,7 +41,8 @@ void ReadAheadThread::Run() {
     }
     if (stop_.load()) return;
     RecordBatch batch;
-    Result<BatchProducer::Outcome> outcome = producer_->Next(/*wait=*/true, &batch);
+    Result<BatchProducer::Outcome> outcome = GuardFailures(
+        "reading ahead", [&] { return producer_->Next(/*wait=*/true, &batch); });
     const PartitionReaderMetrics metrics = producer_->metrics();
     const auto& failures = producer_->failures();
     {

@@ -1,3 +1,4 @@
+#include "sluice/base/failure_guard.h"
 #include "sluice/row/row_map_writer.h"
 
 #include <algorithm>
@@ -481,22 +482,38 @@ RowMapWriter::RowMapWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 RowMapWriter::~RowMapWriter() = default;
 
 Result<std::unique_ptr<RowMapWriter>> RowMapWriter::Make(RowMapWriterOptions options) {
-  auto impl = std::make_unique<Impl>(std::move(options));
-  SLUICE_RETURN_NOT_OK(impl->Init());
-  return std::unique_ptr<RowMapWriter>(new RowMapWriter(std::move(impl)));
+  return GuardFailures("RowMapWriter::Make", [&]() -> Result<std::unique_ptr<RowMapWriter>> {
+    auto impl = std::make_unique<Impl>(std::move(options));
+    SLUICE_RETURN_NOT_OK(impl->Init());
+    return std::unique_ptr<RowMapWriter>(new RowMapWriter(std::move(impl)));
+  });
+}
+
+// Each call runs guarded: an exception (a failed allocation) aborts the writer, whose files are
+// removed, and comes back as an error.
+template <typename Body>
+auto RowMapWriter::Guarded(std::string_view where, Body&& body) -> decltype(body()) {
+  auto result = GuardFailures(where, body);
+  if (FailedOutOfMemory(result)) impl_->Abort();
+  return result;
 }
 
 Status RowMapWriter::AppendRow(uint32_t partition, const uint8_t* row, int32_t size) {
-  return impl_->AppendRow(partition, row, size);
+  return Guarded("RowMapWriter::AppendRow",
+                 [&] { return impl_->AppendRow(partition, row, size); });
 }
 Result<RowMapWriter::Page> RowMapWriter::NewPage(int64_t min_bytes) {
-  return impl_->NewPage(min_bytes);
+  return Guarded("RowMapWriter::NewPage", [&] { return impl_->NewPage(min_bytes); });
 }
 Status RowMapWriter::AddPointers(const uint64_t* pointers, int64_t count) {
-  return impl_->AddPointers(pointers, count);
+  return Guarded("RowMapWriter::AddPointers", [&] { return impl_->AddPointers(pointers, count); });
 }
-Result<int64_t> RowMapWriter::Spill() { return impl_->Spill(); }
-Result<MapOutput> RowMapWriter::Finish() { return impl_->Finish(); }
+Result<int64_t> RowMapWriter::Spill() {
+  return Guarded("RowMapWriter::Spill", [&] { return impl_->Spill(); });
+}
+Result<MapOutput> RowMapWriter::Finish() {
+  return Guarded("RowMapWriter::Finish", [&] { return impl_->Finish(); });
+}
 void RowMapWriter::Abort() { impl_->Abort(); }
 int32_t RowMapWriter::partition_count() const { return impl_->partition_count(); }
 RowWriterStrategy RowMapWriter::strategy() const { return impl_->strategy(); }

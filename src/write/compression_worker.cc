@@ -1,5 +1,6 @@
 #include "base/poll_until_internal.h"
 #include "compression_worker_internal.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/check.h"
 #include "sluice/base/stopwatch.h"
 
@@ -32,8 +33,10 @@ bool CompressionWorker::Job::EncodeOne(SegmentEncoder* encoder, int framer) {
     AlignedBuffer& out = messages_[framer];
     const int64_t start = out.size();
     const BlockRows& block = blocks[index];
-    Status status =
-        encoder->AppendRows(block.sources, block.rows, block.count, &out, block.readable_ahead);
+    Status status = GuardFailures("encoding a block", [&] {
+      return encoder->AppendRows(block.sources, block.rows, block.count, &out,
+                                 block.readable_ahead);
+    });
     if (status.ok()) {
       places_[index] = Place{framer, start, out.size()};
     } else {

@@ -218,6 +218,8 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
       } else {
         SLUICE_ASSIGN_OR_RAISE(const uint8_t* bytes, spill_readers[s].Read(offset, length));
         data->Append(bytes, length);
+        // The spill's last piece: its buffer is done with (hundreds of spills each kept one).
+        if (spill.offsets[p + 1] == spill.offsets[partition_count_]) spill_readers[s].Release();
       }
       metrics_.write_nanos += NanosSince(copy_start);
       if (!spill.checksums.empty()) checksum.Combine(spill.checksums[p], length);
@@ -234,11 +236,13 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
   if (options_.sync) SLUICE_RETURN_NOT_OK(data->Sync());
   SLUICE_RETURN_NOT_OK(data->Close());
   spills_.clear();  // removes the spill files
-  SLUICE_RETURN_NOT_OK(Commit(*output));
-  metrics_.output_bytes = output->offsets[partition_count_];
+  // Everything that allocates comes before the commit: once the files are in place, a failure
+  // must not be reported for an output that exists.
   output->data_path = options_.data_path;
   output->index_path = options_.index_path;
   output->checksum_path = options_.checksum_path;
+  metrics_.output_bytes = output->offsets[partition_count_];
+  SLUICE_RETURN_NOT_OK(Commit(*output));
   return Status::OK();
 }
 
@@ -247,6 +251,12 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
 Status MapOutputFiles::Commit(const MapOutput& output) {
   std::string index_temporary;
   std::string checksum_temporary;
+  // Room for every committed path now: a failed allocation after a rename would leave that
+  // file unrecorded, and Abort could not remove it.
+  committed_paths_.reserve(3);
+  temporary_paths_.reserve(2);
+  const std::vector<std::string> replaced =
+      options_.overwrite ? ReplacedSiblings() : std::vector<std::string>();
   if (!options_.index_path.empty()) {
     index_temporary = TemporaryPathFor(options_.index_path);
     temporary_paths_.push_back(index_temporary);
@@ -259,19 +269,19 @@ Status MapOutputFiles::Commit(const MapOutput& output) {
   }
   SLUICE_RETURN_NOT_OK(CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
   data_file_->Keep();
-  committed_paths_.push_back(options_.data_path);
+  committed_paths_.push_back(&options_.data_path);
   if (!checksum_temporary.empty()) {
     SLUICE_RETURN_NOT_OK(
         CommitRename(checksum_temporary, options_.checksum_path, options_.overwrite));
-    committed_paths_.push_back(options_.checksum_path);
+    committed_paths_.push_back(&options_.checksum_path);
   }
   if (!index_temporary.empty()) {
     SLUICE_RETURN_NOT_OK(CommitRename(index_temporary, options_.index_path, options_.overwrite));
-    committed_paths_.push_back(options_.index_path);
+    committed_paths_.push_back(&options_.index_path);
   }
   temporary_paths_.clear();
   committed_ = true;
-  if (options_.overwrite) SLUICE_RETURN_NOT_OK(RemoveReplacedSiblings());
+  SLUICE_RETURN_NOT_OK(RemoveReplacedSiblings(replaced));
   if (options_.sync) SLUICE_RETURN_NOT_OK(SyncDirectoryOf(options_.data_path));
   return Status::OK();
 }
@@ -279,15 +289,19 @@ Status MapOutputFiles::Commit(const MapOutput& output) {
 // After an overwrite, the Spark files of the data file that this output did not write belong to
 // the output it replaced (another checksum algorithm, or an index and checksum where this one
 // has none): a reader would check the new bytes against them and call a valid output corrupt.
-Status MapOutputFiles::RemoveReplacedSiblings() {
+std::vector<std::string> MapOutputFiles::ReplacedSiblings() const {
   const SparkShuffleFileNames names = SparkShuffleFileNames::ForDataFile(options_.data_path);
-  std::vector<std::string> stale;
-  if (options_.index_path.empty()) stale.push_back(names.index);
+  std::vector<std::string> siblings;
+  if (options_.index_path.empty()) siblings.push_back(names.index);
   for (ChecksumAlgorithm algorithm : kChecksumAlgorithms) {
-    const std::string path = names.Checksum(algorithm);
-    if (!path.empty() && path != options_.checksum_path) stale.push_back(path);
+    std::string path = names.Checksum(algorithm);
+    if (!path.empty() && path != options_.checksum_path) siblings.push_back(std::move(path));
   }
-  for (const std::string& path : stale) {
+  return siblings;
+}
+
+Status MapOutputFiles::RemoveReplacedSiblings(const std::vector<std::string>& siblings) {
+  for (const std::string& path : siblings) {
     struct stat info;
     if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
@@ -307,7 +321,7 @@ void MapOutputFiles::Abort() {
   for (const auto& path : temporary_paths_) ::unlink(path.c_str());
   temporary_paths_.clear();
   if (!committed_) {
-    for (const auto& path : committed_paths_) ::unlink(path.c_str());
+    for (const std::string* path : committed_paths_) ::unlink(path->c_str());
   }
   committed_paths_.clear();
 }

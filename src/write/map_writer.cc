@@ -1,3 +1,4 @@
+#include "sluice/base/failure_guard.h"
 #include "sluice/write/map_writer.h"
 
 #include <algorithm>
@@ -72,7 +73,8 @@ class MapWriter::Impl {
   Status Write(const RecordBatch& batch, const uint32_t* partition_ids) {
     SLUICE_RETURN_NOT_OK(CheckOpen());
     const auto start = SteadyClock::now();
-    Status status = DoWrite(batch, partition_ids);
+    Status status =
+        GuardFailures("MapWriter::Write", [&] { return DoWrite(batch, partition_ids); });
     total_nanos_ += NanosSince(start);
     if (!status.ok()) Abort();
     return status;
@@ -81,7 +83,7 @@ class MapWriter::Impl {
   Status Spill() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
     const auto start = SteadyClock::now();
-    Status status = DoSpill();
+    Status status = GuardFailures("MapWriter::Spill", [&] { return DoSpill(); });
     total_nanos_ += NanosSince(start);
     if (!status.ok()) Abort();
     return status;
@@ -89,7 +91,7 @@ class MapWriter::Impl {
 
   Result<MapOutput> Finish() {
     SLUICE_RETURN_NOT_OK(CheckOpen());
-    auto output = DoFinish();
+    auto output = GuardFailures("MapWriter::Finish", [&] { return DoFinish(); });
     if (!output.ok()) Abort();
     return output;
   }
@@ -125,13 +127,56 @@ class MapWriter::Impl {
     metrics_.batches += 1;
     const int64_t rows = batch.num_rows();
     if (rows == 0) return Status::OK();
-    if (rows > std::numeric_limits<uint32_t>::max()) {
-      return Status::Invalid("a batch of ", rows, " rows is too large; split it below 2^32 rows");
+    if (rows <= kMaxRowsPerSlice) return WriteRows(batch, given_ids, batch.ReferencedBytes());
+    // A batch's length is 64-bit in Arrow and costs nothing to declare: 2^31 rows of no columns
+    // (or of null columns) fit in 152 bytes. The per-row state (partition ids and the sort's
+    // row list) is taken a slice at a time, each charged to the budget before it is made, and
+    // the batch's buffers are charged in proportion to each slice's rows.
+    const int64_t input_bytes = batch.ReferencedBytes();
+    for (int64_t start = 0; start < rows; start += kMaxRowsPerSlice) {
+      const int64_t count = std::min(kMaxRowsPerSlice, rows - start);
+      const auto share = static_cast<int64_t>(static_cast<long double>(input_bytes) * count / rows);
+      SLUICE_RETURN_NOT_OK(WriteRows(batch.Slice(start, count),
+                                     given_ids != nullptr ? given_ids + start : nullptr, share));
+    }
+    return Status::OK();
+  }
+
+  // Partitions and holds the rows of `batch` (at most kMaxRowsPerSlice), whose buffers are
+  // charged as `input_bytes`.
+  Status WriteRows(const RecordBatch& batch, const uint32_t* given_ids, int64_t input_bytes) {
+    const int64_t rows = batch.num_rows();
+    const int64_t charged_bytes =
+        input_bytes +
+        rows * (static_cast<int64_t>(sizeof(uint32_t)) + RowsByPartition::kBytesPerRow);
+    if (!budget_->TryReserve(charged_bytes)) {
+      SLUICE_RETURN_NOT_OK(DoSpill());
+      // One batch larger than the budget is still taken; it goes out with the next spill.
+      if (!budget_->TryReserve(charged_bytes)) budget_->ForceReserve(charged_bytes);
     }
     HeldBatch held;
+    held.charged_bytes = charged_bytes;
     held.batch = batch;
-    held.partition_ids.Resize(rows * static_cast<int64_t>(sizeof(uint32_t)));
-    auto* ids = reinterpret_cast<uint32_t*>(held.partition_ids.data());
+    Status partitioned = PartitionRows(batch, given_ids, &held);
+    if (!partitioned.ok()) {
+      budget_->Release(charged_bytes);
+      return partitioned;
+    }
+    held_bytes_ += held.charged_bytes;
+    held_rows_ += rows;
+    metrics_.rows += rows;
+    metrics_.input_bytes += input_bytes;
+    metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
+    held_.push_back(std::move(held));
+    if (max_held_bytes_ > 0 && held_bytes_ >= max_held_bytes_) return DoSpill();
+    return Status::OK();
+  }
+
+  // Fills held->partition_ids with the partition of each row of `batch`.
+  Status PartitionRows(const RecordBatch& batch, const uint32_t* given_ids, HeldBatch* held) {
+    const int64_t rows = batch.num_rows();
+    held->partition_ids.Resize(rows * static_cast<int64_t>(sizeof(uint32_t)));
+    auto* ids = reinterpret_cast<uint32_t*>(held->partition_ids.data());
     const auto partition_start = SteadyClock::now();
     if (given_ids != nullptr) {
       for (int64_t row = 0; row < rows; ++row) {
@@ -149,22 +194,6 @@ class MapWriter::Impl {
           "(given partitioning without an id column)");
     }
     metrics_.partition_nanos += NanosSince(partition_start);
-
-    const int64_t input_bytes = batch.ReferencedBytes();
-    held.charged_bytes = input_bytes + rows * (static_cast<int64_t>(sizeof(uint32_t)) +
-                                               RowsByPartition::kBytesPerRow);
-    if (!budget_->TryReserve(held.charged_bytes)) {
-      SLUICE_RETURN_NOT_OK(DoSpill());
-      // One batch larger than the budget is still taken; it goes out with the next spill.
-      if (!budget_->TryReserve(held.charged_bytes)) budget_->ForceReserve(held.charged_bytes);
-    }
-    held_bytes_ += held.charged_bytes;
-    held_rows_ += rows;
-    metrics_.rows += rows;
-    metrics_.input_bytes += input_bytes;
-    metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
-    held_.push_back(std::move(held));
-    if (max_held_bytes_ > 0 && held_bytes_ >= max_held_bytes_) return DoSpill();
     return Status::OK();
   }
 
@@ -395,6 +424,9 @@ class MapWriter::Impl {
   }
 
   // The automatic max_held_bytes (see MapWriterOptions).
+  // Rows of one batch partitioned and held at a time: 1M rows cost 12 MiB of per-row state
+  // (partition id, and the sort's row and batch index), charged before it is made.
+  static constexpr int64_t kMaxRowsPerSlice = int64_t{1} << 20;
   static constexpr int64_t kAutoHeldBytes = int64_t{64} << 20;
   static constexpr int64_t kAutoHeldBytesPerPartition = int64_t{64} << 10;
 
@@ -446,9 +478,11 @@ MapWriter::MapWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MapWriter::~MapWriter() = default;
 
 Result<std::unique_ptr<MapWriter>> MapWriter::Make(MapWriterOptions options) {
-  auto impl = std::make_unique<Impl>(std::move(options));
-  SLUICE_RETURN_NOT_OK(impl->Init());
-  return std::unique_ptr<MapWriter>(new MapWriter(std::move(impl)));
+  return GuardFailures("MapWriter::Make", [&]() -> Result<std::unique_ptr<MapWriter>> {
+    auto impl = std::make_unique<Impl>(std::move(options));
+    SLUICE_RETURN_NOT_OK(impl->Init());
+    return std::unique_ptr<MapWriter>(new MapWriter(std::move(impl)));
+  });
 }
 
 Status MapWriter::Write(const RecordBatch& batch) {

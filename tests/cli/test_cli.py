@@ -466,6 +466,48 @@ def test_map_output_onto_links_and_devices(tmp_path, lineitem):
     assert stat.S_ISFIFO(os.lstat(out / "shuffle_0_1_0.data").st_mode)
     assert not list(out.glob("*.tmp"))
 
+
+def _declared_rows_stream(path, with_null_column, rows=2**31):
+    """A stream whose one batch declares `rows` rows of no columns, or of one null column: a
+    few hundred bytes of legal Arrow IPC (pyarrow refuses to write such a batch, so its length
+    is patched into a small one)."""
+    batch = pa.record_batch([pa.nulls(12345)], names=["n"])
+    if not with_null_column:
+        batch = batch.select([])
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, batch.schema) as writer:
+        writer.write_batch(batch)
+    data = sink.getvalue().to_pybytes().replace(struct.pack("<q", 12345), struct.pack("<q", rows))
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize("with_null_column", [False, True])
+def test_a_batch_declaring_2_to_the_31_rows_shuffles_within_the_budget(tmp_path,
+                                                                      with_null_column):
+    """2^31 declared rows made `write --memory-budget 64MiB` allocate 8 GiB of per-row state
+    (and abort where that failed). Now: success, peak RSS within the budget plus 64 MiB."""
+    source = _declared_rows_stream(tmp_path / "rows.arrow", with_null_column)
+    out = tmp_path / "out"
+    keys = ["--keys", "n", "--partitions", 8] if with_null_column else \
+        ["--partitioning", "round-robin", "--partitions", 8]
+    process = subprocess.Popen([CLI, "write", str(source), "--output-dir", str(out), "--json",
+                                "--memory-budget", "64MiB", *map(str, keys)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, SLUICE_PROGRESS="0"))
+    stdout = process.stdout.read()
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, stderr.decode()
+    summary = json.loads(stdout)
+    assert summary["rows"] == 2**31
+    peak_rss_mib = usage.ru_maxrss / 1024
+    assert peak_rss_mib <= 64 + 64, f"peak RSS {peak_rss_mib:.0f} MiB"
+    assert sum(summary["partition_rows"]) == 2**31
+    read = json.loads(run("read", out, "--partition", "0-7", "--json").stdout)
+    assert read["rows"] == 2**31
+
 # --- read --------------------------------------------------------------------------------------
 
 

@@ -287,5 +287,50 @@ TEST(MapWriterTest, WrongSchemaIsRejected) {
   EXPECT_TRUE(directory.List().empty());
 }
 
+
+// A batch may declare up to 2^63 rows, and 2^31 rows of no columns (or of null columns) take 152
+// bytes of IPC. The writer made its per-row state (partition ids, the sort's lists) for the
+// whole batch at once: 8 GiB past a 64 MiB budget. It now takes a batch a slice at a time.
+TEST(MapWriterTest, ABatchLongerThanASliceIsPartitionedASliceAtATime) {
+  const int64_t rows = 2'500'000;  // two and a half slices
+  const auto schema = std::make_shared<Schema>(std::vector<Field>{
+      Field{"k", DataType::Int64(), false}, Field{"n", DataType::Null(), true}});
+  const RecordBatch keyed = testing::RandomBatch(schema, rows, /*seed=*/3);
+  for (PartitionKind kind : {PartitionKind::kHash, PartitionKind::kRoundRobin}) {
+    testing::TemporaryDirectory directory;
+    MapWriterOptions options;
+    options.schema = schema;
+    options.partitioning = Hash(13, {0});
+    options.partitioning.kind = kind;
+    if (kind == PartitionKind::kRoundRobin) options.partitioning.key_columns.clear();
+    options.data_path = directory.Join("out.data");
+    options.memory_limit = int64_t{8} << 20;
+    auto output = WriteAll(options, {keyed});
+    ASSERT_TRUE(output.ok()) << output.status().ToString();
+    EXPECT_GE(output->metrics.spills, 2);
+    EXPECT_EQ(output->metrics.rows, rows);
+    EXPECT_EQ(testing::CheckMapOutput(*output, {keyed}, options.partitioning), rows);
+  }
+}
+
+TEST(MapWriterTest, ManyRowsOfNoColumnsStayWithinTheBudget) {
+  const int64_t rows = int64_t{5} << 20;
+  const auto schema = std::make_shared<Schema>(std::vector<Field>{});
+  const RecordBatch empty_columns(schema, rows, {}, {});
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = schema;
+  options.partitioning.kind = PartitionKind::kRoundRobin;
+  options.partitioning.partition_count = 8;
+  options.data_path = directory.Join("out.data");
+  options.memory_limit = int64_t{4} << 20;
+  auto output = WriteAll(options, {empty_columns});
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(output->metrics.rows, rows);
+  // The budget is smaller than one slice's per-row state (12 MiB): each slice is taken alone.
+  EXPECT_LE(output->metrics.peak_reserved_bytes, int64_t{12} << 20);
+  EXPECT_EQ(testing::CheckMapOutput(*output, {empty_columns}, options.partitioning), rows);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -1,7 +1,12 @@
 // AlignedBuffer: growable, 64-byte aligned bytes that are not zeroed on growth.
 //
 // The scratch every encoder, decoder and builder reuses. Growth doubles the capacity, so a buffer
-// reused across blocks stops allocating once it has seen the largest block.
+// reused across blocks stops allocating once it has seen the largest block. Storage of 1 MiB or
+// more is mapped from the kernel (returned to it on release, grown by mremap without a copy).
+//
+// Memory failure: growth that cannot be had throws std::bad_alloc, as the standard containers
+// do; every public entry point of the library (the C API, the JNI glue, MapWriter, the readers)
+// turns it into a Status of code OutOfMemory. The library never aborts for want of memory.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +34,12 @@ class AlignedBuffer {
   int64_t capacity() const { return capacity_; }
   bool empty() const { return size_ == 0; }
 
-  /// Ensures capacity for `capacity` bytes, keeping the contents. Aborts if memory runs out.
+  /// The largest capacity a buffer takes (2^46 bytes, 64 TiB): a larger request is a corrupt
+  /// length, refused with std::bad_alloc before any arithmetic on it can overflow.
+  static constexpr int64_t kMaxCapacity = int64_t{1} << 46;
+
+  /// Ensures capacity for `capacity` bytes, keeping the contents. Throws std::bad_alloc when
+  /// the memory cannot be had.
   void Reserve(int64_t capacity) {
     if (capacity > capacity_) Grow(capacity);
   }

@@ -62,6 +62,9 @@ class [[nodiscard]] Status {
   static Status NotImplemented(Parts&&... parts) {
     return Status(StatusCode::kNotImplemented, Concat(std::forward<Parts>(parts)...));
   }
+  /// Returns an OutOfMemory failure made without allocating: the one Status that can still be
+  /// returned when memory for a message cannot be had.
+  static Status OutOfMemoryWithoutMessage() noexcept;
   template <typename... Parts>
   static Status Cancelled(Parts&&... parts) {
     return Status(StatusCode::kCancelled, Concat(std::forward<Parts>(parts)...));
@@ -90,6 +93,11 @@ class [[nodiscard]] Status {
     StatusCode code;
     std::string message;
   };
+  // Deletes a State unless it is the static one OutOfMemoryWithoutMessage() shares.
+  struct StateDeleter {
+    void operator()(State* state) const noexcept;
+  };
+  static State* PreallocatedOutOfMemory() noexcept;
 
   template <typename... Parts>
   static std::string Concat(Parts&&... parts) {
@@ -98,7 +106,7 @@ class [[nodiscard]] Status {
     return stream.str();
   }
 
-  std::unique_ptr<State> state_;
+  std::unique_ptr<State, StateDeleter> state_;
 };
 
 }  // namespace sluice

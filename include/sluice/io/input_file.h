@@ -45,6 +45,8 @@ class SequentialFileReader {
   /// Returns the bytes [offset, offset + length), valid until the next call. Offsets should
   /// increase from call to call; going back rereads.
   Result<const uint8_t*> Read(int64_t offset, int64_t length);
+  /// Frees the buffer (a later Read allocates it again).
+  void Release() { buffer_.Release(); }
 
  private:
   const InputFile* file_;

@@ -106,6 +106,8 @@ class RowMapWriter {
  private:
   class Impl;
   explicit RowMapWriter(std::unique_ptr<Impl> impl);
+  template <typename Body>
+  auto Guarded(std::string_view where, Body&& body) -> decltype(body());
   std::unique_ptr<Impl> impl_;
 };
 

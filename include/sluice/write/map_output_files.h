@@ -98,7 +98,8 @@ class MapOutputFiles {
   Status WriteSpill(const HasRows& has_rows, const EncodePartition& encode);
   Status WriteDataFile(const HasRows& has_rows, const EncodePartition& encode, MapOutput* output);
   Status Commit(const MapOutput& output);
-  Status RemoveReplacedSiblings();
+  std::vector<std::string> ReplacedSiblings() const;
+  Status RemoveReplacedSiblings(const std::vector<std::string>& siblings);
 
   MapOutputFilesOptions options_;
   int32_t partition_count_;
@@ -108,7 +109,8 @@ class MapOutputFiles {
   std::unique_ptr<OutputFile> data_file_;
   std::vector<SpillRecord> spills_;
   std::vector<std::string> temporary_paths_;
-  std::vector<std::string> committed_paths_;
+  // Files renamed into place so far (options_ members), removed if the commit fails midway.
+  std::vector<const std::string*> committed_paths_;
   bool committed_ = false;
   bool aborted_ = false;
   MapOutputFilesMetrics metrics_;

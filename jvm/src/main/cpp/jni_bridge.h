@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/status.h"
 
 namespace sluice::jni {
@@ -21,6 +22,17 @@ inline constexpr const char* kExceptionClass = "org/apache/spark/shuffle/sluice/
 
 /// Throws `status` as a SluiceException ("<code>: <message>"). Does nothing for OK.
 void ThrowStatus(JNIEnv* env, const Status& status);
+
+/// Runs `body` (returning a Status) with GuardFailures, so no C++ exception reaches the JVM (a
+/// failed allocation fails the task with a SluiceException instead of ending the executor), and
+/// throws a failure as a SluiceException. Returns whether `body` succeeded.
+template <typename Body>
+bool Run(JNIEnv* env, const char* where, Body&& body) {
+  const Status status = GuardFailures(where, std::forward<Body>(body));
+  if (status.ok()) return true;
+  ThrowStatus(env, status);
+  return false;
+}
 
 /// Returns the UTF-8 contents of `text` ("" for null).
 std::string ToString(JNIEnv* env, jstring text);

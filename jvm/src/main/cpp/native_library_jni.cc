@@ -15,18 +15,15 @@ JNIEXPORT jstring JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_vers
 /// cannot carry the type; the plugin asks this on the driver before choosing Sluice for a shuffle.
 JNIEXPORT jstring JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_checkSchema(
     JNIEnv* env, jclass, jstring catalog_string) {
-  const std::string text = sluice::jni::ToString(env, catalog_string);
-  auto schema = sluice::SchemaFromSparkCatalogString(text);
-  if (!schema.ok()) {
-    sluice::jni::ThrowStatus(env, schema.status());
-    return nullptr;
-  }
-  sluice::Status checked = sluice::CheckSparkSchema(**schema);
-  if (!checked.ok()) {
-    sluice::jni::ThrowStatus(env, checked);
-    return nullptr;
-  }
-  return env->NewStringUTF(text.c_str());
+  jstring checked = nullptr;
+  sluice::jni::Run(env, "checkSchema", [&] {
+    const std::string text = sluice::jni::ToString(env, catalog_string);
+    SLUICE_ASSIGN_OR_RAISE(sluice::SchemaPtr schema, sluice::SchemaFromSparkCatalogString(text));
+    SLUICE_RETURN_NOT_OK(sluice::CheckSparkSchema(*schema));
+    checked = env->NewStringUTF(text.c_str());
+    return sluice::Status::OK();
+  });
+  return checked;
 }
 
 }  // extern "C"

@@ -109,26 +109,28 @@ extern "C" {
 
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(
     JNIEnv* env, jclass, jstring schema) {
-  auto reader = RowReader::Make(sluice::jni::ToString(env, schema));
-  if (!reader.ok()) {
-    sluice::jni::ThrowStatus(env, reader.status());
-    return 0;
-  }
-  return sluice::jni::ToHandle(std::move(reader).ValueUnsafe().release());
+  jlong handle = 0;
+  sluice::jni::Run(env, "readerCreate", [&] {
+    SLUICE_ASSIGN_OR_RAISE(auto reader, RowReader::Make(sluice::jni::ToString(env, schema)));
+    handle = sluice::jni::ToHandle(reader.release());
+    return sluice::Status::OK();
+  });
+  return handle;
 }
 
 /// Copies `length` bytes of `data` in as the next block (named `name` in errors).
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerLoadBlock(
     JNIEnv* env, jclass, jlong handle, jbyteArray data, jint length, jstring name) {
   auto* reader = FromHandle<RowReader>(handle);
-  if (length < 0 || length > env->GetArrayLength(data)) {
-    sluice::jni::ThrowStatus(env, sluice::Status::Invalid("LoadBlock: length ", length,
-                                                          " outside the array"));
-    return;
-  }
-  uint8_t* target = reader->PrepareBlock(length);
-  env->GetByteArrayRegion(data, 0, length, reinterpret_cast<jbyte*>(target));
-  reader->BeginBlock(sluice::jni::ToString(env, name));
+  sluice::jni::Run(env, "readerLoadBlock", [&] {
+    if (length < 0 || length > env->GetArrayLength(data)) {
+      return sluice::Status::Invalid("LoadBlock: length ", length, " outside the array");
+    }
+    uint8_t* target = reader->PrepareBlock(length);
+    env->GetByteArrayRegion(data, 0, length, reinterpret_cast<jbyte*>(target));
+    reader->BeginBlock(sluice::jni::ToString(env, name));
+    return sluice::Status::OK();
+  });
 }
 
 /// Decodes the next batch into rows. Returns the row count (0 at the end of the block) and
@@ -136,20 +138,21 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerL
 JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
     JNIEnv* env, jclass, jlong handle, jlongArray out) {
   auto* reader = FromHandle<RowReader>(handle);
-  auto count = reader->NextRows();
-  if (!count.ok()) {
-    sluice::jni::ThrowStatus(env, count.status());
-    return -1;
-  }
-  if (*count > 0) {
-    const sluice::UnsafeRowBatch& rows = reader->rows();
-    const jlong addresses[3] = {
-        static_cast<jlong>(reinterpret_cast<intptr_t>(rows.bytes.data())),
-        static_cast<jlong>(reinterpret_cast<intptr_t>(rows.offsets.data())),
-        static_cast<jlong>(reinterpret_cast<intptr_t>(rows.sizes.data()))};
-    env->SetLongArrayRegion(out, 0, 3, addresses);
-  }
-  return static_cast<jint>(*count);
+  jint rows = -1;
+  sluice::jni::Run(env, "readerNextRows", [&] {
+    SLUICE_ASSIGN_OR_RAISE(const int64_t count, reader->NextRows());
+    if (count > 0) {
+      const sluice::UnsafeRowBatch& batch = reader->rows();
+      const jlong addresses[3] = {
+          static_cast<jlong>(reinterpret_cast<intptr_t>(batch.bytes.data())),
+          static_cast<jlong>(reinterpret_cast<intptr_t>(batch.offsets.data())),
+          static_cast<jlong>(reinterpret_cast<intptr_t>(batch.sizes.data()))};
+      env->SetLongArrayRegion(out, 0, 3, addresses);
+    }
+    rows = static_cast<jint>(count);
+    return sluice::Status::OK();
+  });
+  return rows;
 }
 
 /// Fills metrics = {segments, blocks, rows, decompressed bytes, decompress nanos}.

@@ -48,30 +48,35 @@ extern "C" {
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerCreate(
     JNIEnv* env, jclass, jstring schema, jint partition_count, jobjectArray keys,
     jobjectArray values, jstring data_path) {
-  auto writer = sluice::jni::MakeWriter(
-      sluice::jni::ToString(env, schema), partition_count, sluice::jni::ToStrings(env, keys),
-      sluice::jni::ToStrings(env, values), sluice::jni::ToString(env, data_path));
-  if (!writer.ok()) {
-    sluice::jni::ThrowStatus(env, writer.status());
-    return 0;
-  }
-  return sluice::jni::ToHandle(std::move(writer).ValueUnsafe().release());
+  jlong handle = 0;
+  sluice::jni::Run(env, "writerCreate", [&] {
+    SLUICE_ASSIGN_OR_RAISE(
+        auto writer,
+        sluice::jni::MakeWriter(sluice::jni::ToString(env, schema), partition_count,
+                                sluice::jni::ToStrings(env, keys),
+                                sluice::jni::ToStrings(env, values),
+                                sluice::jni::ToString(env, data_path)));
+    handle = sluice::jni::ToHandle(writer.release());
+    return sluice::Status::OK();
+  });
+  return handle;
 }
 
 /// Returns a new page in page_out = {number, address, capacity} and the bytes held after it.
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(
     JNIEnv* env, jclass, jlong handle, jlong min_bytes, jlongArray page_out) {
   auto* writer = FromHandle<RowMapWriter>(handle);
-  auto page = writer->NewPage(min_bytes);
-  if (!page.ok()) {
-    sluice::jni::ThrowStatus(env, page.status());
-    return -1;
-  }
-  const jlong fields[3] = {static_cast<jlong>(page->number),
-                           static_cast<jlong>(reinterpret_cast<intptr_t>(page->data)),
-                           static_cast<jlong>(page->capacity)};
-  env->SetLongArrayRegion(page_out, 0, 3, fields);
-  return writer->held_bytes();
+  jlong held = -1;
+  sluice::jni::Run(env, "writerNewPage", [&] {
+    SLUICE_ASSIGN_OR_RAISE(RowMapWriter::Page page, writer->NewPage(min_bytes));
+    const jlong fields[3] = {static_cast<jlong>(page.number),
+                             static_cast<jlong>(reinterpret_cast<intptr_t>(page.data)),
+                             static_cast<jlong>(page.capacity)};
+    env->SetLongArrayRegion(page_out, 0, 3, fields);
+    held = writer->held_bytes();
+    return sluice::Status::OK();
+  });
+  return held;
 }
 
 /// Records `count` packed pointers of `pointers`; returns the bytes held after.
@@ -86,8 +91,9 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
   // Critical access: no copy of the array; the writer only reads it and calls no JNI.
   void* elements = env->GetPrimitiveArrayCritical(pointers, nullptr);
   if (elements == nullptr) return -1;  // OutOfMemoryError is pending
-  sluice::Status status =
-      writer->AddPointers(static_cast<const uint64_t*>(elements), static_cast<int64_t>(count));
+  const sluice::Status status = sluice::GuardFailures("writerAddPointers", [&] {
+    return writer->AddPointers(static_cast<const uint64_t*>(elements), static_cast<int64_t>(count));
+  });
   env->ReleasePrimitiveArrayCritical(pointers, elements, JNI_ABORT);
   if (!status.ok()) {
     sluice::jni::ThrowStatus(env, status);
@@ -100,12 +106,12 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(JNIEnv* env,
                                                                                        jclass,
                                                                                        jlong handle) {
-  auto released = FromHandle<RowMapWriter>(handle)->Spill();
-  if (!released.ok()) {
-    sluice::jni::ThrowStatus(env, released.status());
-    return -1;
-  }
-  return *released;
+  jlong released = -1;
+  sluice::jni::Run(env, "writerSpill", [&] {
+    SLUICE_ASSIGN_OR_RAISE(released, FromHandle<RowMapWriter>(handle)->Spill());
+    return sluice::Status::OK();
+  });
+  return released;
 }
 
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(
@@ -120,28 +126,26 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerF
     JNIEnv* env, jclass, jlong handle, jlongArray lengths, jlongArray checksums,
     jlongArray metrics) {
   auto* writer = FromHandle<RowMapWriter>(handle);
-  auto output = writer->Finish();
-  if (!output.ok()) {
-    sluice::jni::ThrowStatus(env, output.status());
-    return;
-  }
-  const auto partition_count = static_cast<jsize>(output->lengths.size());
-  if (env->GetArrayLength(lengths) != partition_count) {
-    sluice::jni::ThrowStatus(env, sluice::Status::Invalid("Finish: ", partition_count,
-                                                          " partitions, lengths array differs"));
-    return;
-  }
-  env->SetLongArrayRegion(lengths, 0, partition_count,
-                          reinterpret_cast<const jlong*>(output->lengths.data()));
-  if (!output->checksums.empty() && checksums != nullptr &&
-      env->GetArrayLength(checksums) == partition_count) {
-    std::vector<jlong> values(output->checksums.begin(), output->checksums.end());
-    env->SetLongArrayRegion(checksums, 0, partition_count, values.data());
-  }
-  const sluice::MapWriterMetrics& m = output->metrics;
-  const jlong metric_values[7] = {m.output_bytes, m.spills,      m.spill_bytes, m.blocks,
-                                  m.rows,         m.write_nanos, m.total_nanos};
-  env->SetLongArrayRegion(metrics, 0, 7, metric_values);
+  sluice::jni::Run(env, "writerFinish", [&] {
+    SLUICE_ASSIGN_OR_RAISE(sluice::MapOutput output, writer->Finish());
+    const auto partition_count = static_cast<jsize>(output.lengths.size());
+    if (env->GetArrayLength(lengths) != partition_count) {
+      return sluice::Status::Invalid("Finish: ", partition_count,
+                                     " partitions, lengths array differs");
+    }
+    env->SetLongArrayRegion(lengths, 0, partition_count,
+                            reinterpret_cast<const jlong*>(output.lengths.data()));
+    if (!output.checksums.empty() && checksums != nullptr &&
+        env->GetArrayLength(checksums) == partition_count) {
+      std::vector<jlong> values(output.checksums.begin(), output.checksums.end());
+      env->SetLongArrayRegion(checksums, 0, partition_count, values.data());
+    }
+    const sluice::MapWriterMetrics& m = output.metrics;
+    const jlong metric_values[7] = {m.output_bytes, m.spills,      m.spill_bytes, m.blocks,
+                                    m.rows,         m.write_nanos, m.total_nanos};
+    env->SetLongArrayRegion(metrics, 0, 7, metric_values);
+    return sluice::Status::OK();
+  });
 }
 
 /// Aborts (unless finished: a committed file stays) and frees the writer. Called once.
