@@ -85,8 +85,7 @@ struct CodecConfig {
 
 constexpr CodecConfig kCodecs[] = {{"lz4", CompressionCodec::kLz4Frame, 1},
                                    {"zstd1", CompressionCodec::kZstd, 1},
-                                   {"zstd6", CompressionCodec::kZstd, 6},
-                                   {"snappy", CompressionCodec::kSnappy, 1}};
+                                   {"zstd6", CompressionCodec::kZstd, 6}};
 
 void SetRate(benchmark::State& state, size_t bytes_per_iteration) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *

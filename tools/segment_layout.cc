@@ -108,9 +108,6 @@ Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
             case fb::CompressionType::ZSTD:
               block.codec = CompressionCodec::kZstd;
               break;
-            case fb::CompressionType::SLUICE_SNAPPY:
-              block.codec = CompressionCodec::kSnappy;
-              break;
             default:
               return corrupt(start, "unknown compression codec ",
                              static_cast<int>(compression->codec()));

@@ -123,7 +123,7 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   parser.AddOption("bounds", "FILE.arrow", "range bounds: one column per key, sorted rows");
   parser.AddOption("sort-order", "ORDERS",
                    "range key orders, comma-separated: asc, desc, 'asc nulls last'...");
-  parser.AddOption("codec", "CODEC", "none (default), lz4, zstd, zstd:LEVEL or snappy");
+  parser.AddOption("codec", "CODEC", "none (default), lz4, zstd or zstd:LEVEL");
   parser.AddOption("memory-budget", "SIZE", "memory for buffered input before spilling (256MiB)");
   parser.AddOption("checksum", "ALGO", "adler32 (default), crc32, crc32c or none");
   parser.AddOption("compression-threads", "N",

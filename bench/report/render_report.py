@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 MIB = 1 << 20
 # Counters that are ratios to a baseline measured in the same run, by the programs' conventions.
 RATIO_COUNTER = re.compile(r"^(vs_.*|.*_vs_.*|x_.*)$")
-CODEC_COLORS = {"none": "#ff7f0e", "lz4": "#1f77b4", "zstd": "#d62728", "snappy": "#2ca02c"}
+CODEC_COLORS = {"none": "#ff7f0e", "lz4": "#1f77b4", "zstd": "#d62728"}
 
 
 def load(path):
@@ -201,7 +201,7 @@ def relative_bars(axis, groups, series, title, ylabel):
 def plot_codec_throughput(runs, output, written, ratios):
     e2e = end_to_end(runs)
     groups = []
-    for codec in ("lz4", "zstd", "snappy"):
+    for codec in ("lz4", "zstd"):
         write = e2e.get(f"end_to_end/write/partitions:200/codec:{codec}")
         raw = e2e.get(f"end_to_end/raw_compress/codec:{codec}")
         if write is None or raw is None or "writer_vs_raw" not in raw:
@@ -266,7 +266,7 @@ def plot_codec_throughput(runs, output, written, ratios):
 def plot_decode_overhead(runs, output, written, ratios):
     e2e = end_to_end(runs)
     groups = []
-    for codec in ("none", "lz4", "zstd", "snappy"):
+    for codec in ("none", "lz4", "zstd"):
         read = e2e.get(f"end_to_end/read/partitions:200/codec:{codec}")
         key = "vs_raw_copy" if codec == "none" else "vs_raw_decompress"
         baseline = e2e.get("end_to_end/raw_copy" if codec == "none"

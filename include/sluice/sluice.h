@@ -36,7 +36,7 @@ const char* sluice_last_error(void);
 void sluice_free(void* pointer);
 
 /** Encodes every batch of `input` as one Arrow IPC segment (schema, batches, end of stream).
- * `codec` is "none", "lz4", "zstd", "zstd:LEVEL" or "snappy" (NULL means "none"). Consumes
+ * `codec` is "none", "lz4", "zstd" or "zstd:LEVEL" (NULL means "none"). Consumes
  * `input` (releases it). On success `*out_data` (free with sluice_free) holds `*out_size` bytes. */
 int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uint8_t** out_data,
                           int64_t* out_size);

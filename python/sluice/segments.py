@@ -20,7 +20,7 @@ def _as_reader(data):
 def encode_segment(data, codec="none"):
     """Encodes a Table, RecordBatch or RecordBatchReader as one segment; returns its bytes.
 
-    codec: "none", "lz4", "zstd", "zstd:LEVEL" or "snappy" (snappy segments only Sluice reads).
+    codec: "none", "lz4", "zstd" or "zstd:LEVEL".
     """
     stream = ArrowArrayStream()
     _as_reader(data)._export_to_c(ctypes.addressof(stream))

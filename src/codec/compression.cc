@@ -28,8 +28,6 @@ bool CodecFromName(std::string_view name, CompressionCodec* codec) {
     *codec = CompressionCodec::kLz4Frame;
   } else if (EqualsIgnoringCase(name, "zstd")) {
     *codec = CompressionCodec::kZstd;
-  } else if (EqualsIgnoringCase(name, "snappy")) {
-    *codec = CompressionCodec::kSnappy;
   } else {
     return false;
   }
@@ -54,8 +52,6 @@ std::string_view CompressionCodecName(CompressionCodec codec) {
       return "lz4";
     case CompressionCodec::kZstd:
       return "zstd";
-    case CompressionCodec::kSnappy:
-      return "snappy";
   }
   return "unknown";
 }
@@ -64,9 +60,15 @@ Result<CompressionCodec> ParseCompressionCodec(std::string_view text, int* level
   const size_t colon = text.find(':');
   const std::string_view name = text.substr(0, colon);
   CompressionCodec codec = CompressionCodec::kNone;
+  if (EqualsIgnoringCase(name, "snappy")) {
+    return Status::Invalid(
+        "compression codec '", text, "' is not offered: Arrow IPC knows only LZ4_FRAME and ZSTD, "
+        "and an Arrow reader that does not know a codec may read its bytes as values (Arrow Java "
+        "does); use lz4 (as fast) or zstd");
+  }
   if (!CodecFromName(name, &codec)) {
     return Status::Invalid("unknown compression codec '", text,
-                           "': expected none, lz4, lz4_frame, zstd, zstd:LEVEL or snappy");
+                           "': expected none, lz4, lz4_frame, zstd or zstd:LEVEL");
   }
   if (colon == std::string_view::npos) return codec;
 
@@ -102,8 +104,6 @@ Result<std::unique_ptr<Compressor>> Compressor::Make(CompressionCodec codec, int
     case CompressionCodec::kZstd:
       SLUICE_RETURN_NOT_OK(CheckZstdLevel(level));
       return internal::MakeZstdCompressor(level);
-    case CompressionCodec::kSnappy:
-      return internal::MakeSnappyCompressor();
   }
   return Status::Invalid("unknown compression codec value ", static_cast<int>(codec));
 }
@@ -117,8 +117,6 @@ Result<std::unique_ptr<Decompressor>> Decompressor::Make(CompressionCodec codec)
       return internal::MakeLz4FrameDecompressor();
     case CompressionCodec::kZstd:
       return internal::MakeZstdDecompressor();
-    case CompressionCodec::kSnappy:
-      return internal::MakeSnappyDecompressor();
   }
   return Status::Invalid("unknown compression codec value ", static_cast<int>(codec));
 }

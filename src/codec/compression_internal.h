@@ -28,10 +28,6 @@ Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level);
 /// Makes a decompressor reading one zstd frame per buffer (zstd_codec.cc).
 Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor();
 
-/// Makes a compressor writing one raw snappy block per buffer (snappy_codec.cc).
-Result<std::unique_ptr<Compressor>> MakeSnappyCompressor();
-/// Makes a decompressor reading one raw snappy block per buffer (snappy_codec.cc).
-Result<std::unique_ptr<Decompressor>> MakeSnappyDecompressor();
 
 /// Returns Invalid unless the sizes are non-negative, pointers are set where bytes are,
 /// and `output_capacity` reaches `bound` (the codec's MaxCompressedSize of the input).

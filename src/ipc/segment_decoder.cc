@@ -138,7 +138,6 @@ struct FlatColumns {
 struct CachedSchema {
   std::string bytes;  // the Schema flatbuffer, which is the cache key
   SchemaPtr schema;
-  CompressionCodec declared_codec = CompressionCodec::kNone;  // from sluice.codec metadata
   int node_count = 0;
   int buffer_count = 0;
   std::vector<ColumnPlan> columns;
@@ -430,11 +429,6 @@ class SegmentDecoder::Impl {
       entry->bytes.assign(reinterpret_cast<const char*>(message.metadata),
                           static_cast<size_t>(message.metadata_size));
       entry->schema = std::move(converted).ValueUnsafe();
-      for (const auto& [key, value] : entry->schema->metadata()) {
-        if (key == ipc::kCodecMetadataKey && value == "snappy") {
-          entry->declared_codec = CompressionCodec::kSnappy;
-        }
-      }
       uint32_t next_buffer = 0;
       for (const Field& field : entry->schema->fields()) {
         entry->node_count += CountNodes(*field.type);
@@ -500,9 +494,6 @@ class SegmentDecoder::Impl {
           break;
         case fb::CompressionType::ZSTD:
           codec = CompressionCodec::kZstd;
-          break;
-        case fb::CompressionType::SLUICE_SNAPPY:
-          codec = CompressionCodec::kSnappy;
           break;
         default:
           return CorruptAt(message.start, "unknown body compression codec ",
@@ -588,11 +579,6 @@ class SegmentDecoder::Impl {
     uses_input_bytes_ = false;
     Decompressor* decompressor = nullptr;
     if (codec != CompressionCodec::kNone) {
-      if (codec == CompressionCodec::kSnappy &&
-          current_->declared_codec != CompressionCodec::kSnappy) {
-        return CorruptAt(message.start,
-                         "the body uses Sluice's snappy codec but the schema does not declare it");
-      }
       SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(codec));
       const auto* entries =
           reinterpret_cast<const fb::Buffer*>(count > 0 ? buffers->Data() : nullptr);

@@ -36,8 +36,6 @@ fb::CompressionType ArrowCodec(CompressionCodec codec) {
   switch (codec) {
     case CompressionCodec::kZstd:
       return fb::CompressionType::ZSTD;
-    case CompressionCodec::kSnappy:
-      return fb::CompressionType::SLUICE_SNAPPY;
     default:
       return fb::CompressionType::LZ4_FRAME;
   }
@@ -62,15 +60,7 @@ class SegmentEncoder::Impl {
     if (codec_ != CompressionCodec::kNone) {
       SLUICE_ASSIGN_OR_RAISE(compressor_, Compressor::Make(codec_, options.compression_level));
     }
-    if (codec_ == CompressionCodec::kSnappy) {
-      // Mark the schema so a reader knows which codec the bodies use.
-      KeyValueMetadata metadata = schema.metadata();
-      metadata.emplace_back(ipc::kCodecMetadataKey, "snappy");
-      SLUICE_RETURN_NOT_OK(
-          ipc::AppendSchemaMessage(Schema(schema.fields(), std::move(metadata)), &schema_message_));
-    } else {
-      SLUICE_RETURN_NOT_OK(ipc::AppendSchemaMessage(schema, &schema_message_));
-    }
+    SLUICE_RETURN_NOT_OK(ipc::AppendSchemaMessage(schema, &schema_message_));
     BuildRecordBatchTemplate();
     return Status::OK();
   }

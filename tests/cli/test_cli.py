@@ -10,6 +10,7 @@ import pathlib
 import pty
 import struct
 import subprocess
+import sys
 import zlib
 
 import pyarrow as pa
@@ -34,6 +35,29 @@ def run(*arguments, stdin=None, check=True, env=None):
         raise AssertionError(f"sluice {' '.join(map(str, arguments))} exited "
                              f"{result.returncode}: {result.stderr.decode()}")
     return result
+
+
+# Starts the tool from a small fresh interpreter and reports the tool's peak RSS from wait4: a
+# process started straight from pytest carries pytest's own resident memory in ru_maxrss.
+_PEAK_RSS_LAUNCHER = """
+import json, os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+out, err = child.stdout.read(), child.stderr.read()
+_, status, usage = os.wait4(child.pid, 0)
+sys.stdout.write(json.dumps({"code": os.waitstatus_to_exitcode(status), "rss_kib": usage.ru_maxrss,
+                             "out": out.decode(), "err": err.decode()}))
+"""
+
+
+def run_measuring_peak_rss(*arguments):
+    """Runs the tool; returns (CompletedProcess, peak RSS in MiB)."""
+    launched = subprocess.run(
+        [sys.executable, "-c", _PEAK_RSS_LAUNCHER, CLI, *map(str, arguments)],
+        capture_output=True, env=dict(os.environ, SLUICE_PROGRESS="0"), timeout=600, check=True)
+    report = json.loads(launched.stdout)
+    result = subprocess.CompletedProcess(arguments, report["code"], report["out"].encode(),
+                                         report["err"].encode())
+    return result, report["rss_kib"] / 1024
 
 
 def error_line(result):
@@ -491,18 +515,11 @@ def test_a_batch_declaring_2_to_the_31_rows_shuffles_within_the_budget(tmp_path,
     out = tmp_path / "out"
     keys = ["--keys", "n", "--partitions", 8] if with_null_column else \
         ["--partitioning", "round-robin", "--partitions", 8]
-    process = subprocess.Popen([CLI, "write", str(source), "--output-dir", str(out), "--json",
-                                "--memory-budget", "64MiB", *map(str, keys)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=dict(os.environ, SLUICE_PROGRESS="0"))
-    stdout = process.stdout.read()
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.returncode == 0, stderr.decode()
-    summary = json.loads(stdout)
+    result, peak_rss_mib = run_measuring_peak_rss(
+        "write", source, "--output-dir", out, "--json", "--memory-budget", "64MiB", *keys)
+    assert result.returncode == 0, result.stderr.decode()
+    summary = json.loads(result.stdout)
     assert summary["rows"] == 2**31
-    peak_rss_mib = usage.ru_maxrss / 1024
     assert peak_rss_mib <= 64 + 64, f"peak RSS {peak_rss_mib:.0f} MiB"
     assert sum(summary["partition_rows"]) == 2**31
     read = json.loads(run("read", out, "--partition", "0-7", "--json").stdout)

@@ -13,7 +13,7 @@ import struct
 import pyarrow as pa
 
 CORPUS = pathlib.Path(__file__).resolve().parent / "corpus" / "decompress_fuzz"
-CODECS = {"lz4": 0, "zstd": 1, "snappy": 2}  # index into decompress_fuzz.cc's kCodecs
+CODECS = {"lz4": 0, "zstd": 1}  # index into decompress_fuzz.cc's kCodecs
 DECOMPRESS, ROUND_TRIP = 0, 1
 MAX_SEED_BYTES = 4096
 
@@ -37,7 +37,7 @@ PAYLOADS = {
 
 
 def seed(codec, mode, expected_size, payload):
-    return bytes([CODECS[codec] + 3 * mode]) + struct.pack("<I", expected_size) + payload
+    return bytes([CODECS[codec] + len(CODECS) * mode]) + struct.pack("<I", expected_size) + payload
 
 
 def main():

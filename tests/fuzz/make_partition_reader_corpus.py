@@ -37,7 +37,7 @@ def seed(flags, start, end, offsets, data):
 
 
 def sluice_map_output(directory, codec, table=TABLE):
-    path = pathlib.Path(directory) / f"shuffle_0_{codec}_{table.num_columns}_0.data"
+    path = pathlib.Path(tempfile.mkdtemp(dir=directory)) / "shuffle_0_0_0.data"
     with sluice.MapWriter(table.schema, data_path=str(path), partitions=3, keys=["id"],
                           codec=codec, block_rows=4, spark_files=True) as writer:
         writer.write(table)
@@ -61,11 +61,12 @@ def main():
     CORPUS.mkdir(parents=True, exist_ok=True)
     seeds = {}
     with tempfile.TemporaryDirectory() as directory:
-        for codec, flags in [("none", COALESCE), ("lz4", SKIP | CHECKSUM), ("zstd", COALESCE | READ_AHEAD),
-                             ("snappy", CHECKSUM | WRONG_CHECKSUM)]:
+        for name, codec, flags in [("none", "none", COALESCE), ("lz4", "lz4", SKIP | CHECKSUM),
+                                   ("zstd", "zstd", COALESCE | READ_AHEAD),
+                                   ("zstd_wrong_checksum", "zstd", CHECKSUM | WRONG_CHECKSUM)]:
             offsets, data = sluice_map_output(directory, codec)
-            seeds[f"sluice_{codec}_all"] = seed(flags, 0, 3, offsets, data)
-            seeds[f"sluice_{codec}_one"] = seed(flags ^ COALESCE, 1, 2, offsets, data)
+            seeds[f"sluice_{name}_all"] = seed(flags, 0, 3, offsets, data)
+            seeds[f"sluice_{name}_one"] = seed(flags ^ COALESCE, 1, 2, offsets, data)
         # Flat columns only, read handing each batch back: the decoder builds later batches in
         # the storage of earlier ones (its flat path overwrites their columns).
         for codec, flags in [("none", HAND_BACK), ("lz4", HAND_BACK | READ_AHEAD)]:

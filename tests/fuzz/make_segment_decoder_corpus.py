@@ -67,7 +67,7 @@ def main():
     tables.update({f"{name}_blocks": in_blocks(TABLES[name]) for name in MULTI_BLOCK})
     for name, table in tables.items():
         seeds = {f"{name}-pyarrow-{c or 'none'}": pyarrow_stream(table, c) for c in (None, "lz4", "zstd")}
-        for codec in ("none", "lz4", "zstd", "snappy"):
+        for codec in ("none", "lz4", "zstd"):
             seeds[f"{name}-sluice-{codec}"] = sluice.encode_segment(table, codec)
         for seed_name, data in seeds.items():
             if len(data) <= MAX_SEED_BYTES:

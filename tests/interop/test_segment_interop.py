@@ -79,7 +79,7 @@ def test_sluice_reads_pyarrow_files(schema):
     assert sluice.decode_segment(sink.getvalue()).read_all().equals(table)
 
 
-@pytest.mark.parametrize("codec", ["none", "lz4", "zstd", "snappy"])
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
 def test_round_trip_through_sluice(schema, codec):
     table = random_table(schema, 200, seed=13)
     decoded = sluice.decode_segment(sluice.encode_segment(table, codec)).read_all()
@@ -87,11 +87,12 @@ def test_round_trip_through_sluice(schema, codec):
     assert decoded.equals(table)
 
 
-def test_snappy_segments_are_refused_cleanly_by_arrow(schema):
+def test_snappy_is_refused_with_the_reason(schema):
+    """Snappy segments carried a codec id of Sluice's own, which Arrow Java read as
+    uncompressed: no snappy segment is written any more."""
     table = random_table(schema, 20, seed=14)
-    segment = sluice.encode_segment(table, "snappy")
-    with pytest.raises((pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowIOError)):
-        pa.ipc.open_stream(pa.BufferReader(segment)).read_all()
+    with pytest.raises(SluiceError, match="LZ4_FRAME and ZSTD"):
+        sluice.encode_segment(table, "snappy")
 
 
 def test_dictionary_input_is_unpacked():

@@ -450,7 +450,7 @@ TEST_P(SegmentRoundTripTest, RandomNestedSchemas) {
 
 INSTANTIATE_TEST_SUITE_P(Codecs, SegmentRoundTripTest,
                          ::testing::Values(CompressionCodec::kNone, CompressionCodec::kLz4Frame,
-                                           CompressionCodec::kZstd, CompressionCodec::kSnappy),
+                                           CompressionCodec::kZstd),
                          [](const auto& info) {
                            return std::string(CompressionCodecName(info.param));
                          });

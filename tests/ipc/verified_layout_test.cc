@@ -263,7 +263,7 @@ TEST_P(VerifiedLayoutTest, AStreamVerifiesItsSchemaAndFirstBlockOnly) {
 
 INSTANTIATE_TEST_SUITE_P(Codecs, VerifiedLayoutTest,
                          ::testing::Values(CompressionCodec::kNone, CompressionCodec::kLz4Frame,
-                                           CompressionCodec::kZstd, CompressionCodec::kSnappy),
+                                           CompressionCodec::kZstd),
                          [](const auto& info) {
                            return std::string(CompressionCodecName(info.param));
                          });

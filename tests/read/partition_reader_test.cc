@@ -100,7 +100,7 @@ TEST_P(EveryCodecTest, EveryTypeReadsBackPerPartitionAndRange) {
 
 INSTANTIATE_TEST_SUITE_P(Codecs, EveryCodecTest,
                          ::testing::Values(CompressionCodec::kNone, CompressionCodec::kLz4Frame,
-                                           CompressionCodec::kZstd, CompressionCodec::kSnappy),
+                                           CompressionCodec::kZstd),
                          [](const auto& info) {
                            return std::string(CompressionCodecName(info.param));
                          });

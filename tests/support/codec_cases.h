@@ -13,7 +13,6 @@ struct CodecCase {
 
 inline constexpr CodecCase kCodecCases[] = {{"lz4", CompressionCodec::kLz4Frame, 1},
                                             {"zstd1", CompressionCodec::kZstd, 1},
-                                            {"zstd6", CompressionCodec::kZstd, 6},
-                                            {"snappy", CompressionCodec::kSnappy, 1}};
+                                            {"zstd6", CompressionCodec::kZstd, 6}};
 
 }  // namespace sluice::testing

@@ -7,13 +7,12 @@
 // reuses them; once warm, compressing or decompressing a buffer allocates nothing.
 //
 // Formats: kLz4Frame writes one complete LZ4 frame per buffer (Arrow's LZ4_FRAME), kZstd one
-// complete zstd frame (Arrow's ZSTD), kSnappy one raw snappy block (not an Arrow codec; see the
-// README). The uncompressed length is not stored by the codec: Arrow's 8-byte prefix carries it.
+// complete zstd frame (Arrow's ZSTD): the only codecs Arrow IPC names, so every segment is read
+// right by any Arrow reader. (Snappy was offered under a codec id of Sluice's own; Arrow Java
+// reads an unknown codec id as "uncompressed" and returned its bytes as values, so it is gone.)
+// The uncompressed length is not stored by the codec: Arrow's 8-byte prefix carries it.
 // kNone has no contexts: plain IPC stores buffers as they are, so Make(kNone) returns Invalid
 // rather than a context that would copy bytes for nothing.
-//
-// The one exception to "allocates nothing": snappy's compressor allocates its working memory
-// inside snappy on every call (its API cannot take it from outside); see snappy_codec.cc.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +23,12 @@
 
 namespace sluice {
 
-enum class CompressionCodec : uint8_t { kNone, kLz4Frame, kZstd, kSnappy };
+enum class CompressionCodec : uint8_t { kNone, kLz4Frame, kZstd };
 
-/// Returns "none", "lz4", "zstd" or "snappy".
+/// Returns "none", "lz4" or "zstd".
 std::string_view CompressionCodecName(CompressionCodec codec);
 
-/// Parses "none", "lz4", "lz4_frame", "zstd", "zstd:LEVEL" or "snappy", in any case. Writes the
+/// Parses "none", "lz4", "lz4_frame", "zstd" or "zstd:LEVEL", in any case. Writes the
 /// level (1..22) to `level` when one is given and `level` is not null (otherwise leaves it
 /// alone). Returns Invalid, quoting `text`, for anything else.
 Result<CompressionCodec> ParseCompressionCodec(std::string_view text, int* level);

@@ -30,7 +30,4 @@ inline constexpr int64_t kUncompressedBufferMarker = -1;
 /// The end-of-stream marker: continuation marker and a zero length.
 inline constexpr std::array<uint8_t, 8> kEndOfStream = {0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
 
-/// Schema metadata key that names a codec outside Arrow's set (only "snappy" today).
-inline constexpr const char* kCodecMetadataKey = "sluice.codec";
-
 }  // namespace sluice::ipc

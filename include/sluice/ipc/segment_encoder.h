@@ -25,8 +25,7 @@
 namespace sluice {
 
 struct SegmentEncoderOptions {
-  /// Codec of every body buffer. kLz4Frame and kZstd are Arrow's; kSnappy is Sluice's and only
-  /// Sluice reads it (Arrow readers refuse it cleanly). Default none: shuffle data is often
+  /// Codec of every body buffer (Arrow's LZ4_FRAME or ZSTD). Default none: shuffle data is often
   /// compressed by the engine already, and codec time dominates small blocks.
   CompressionCodec codec = CompressionCodec::kNone;
   /// zstd level (1..22); 1 is the fastest and what Spark uses by default.
