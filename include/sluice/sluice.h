@@ -69,9 +69,14 @@ int sluice_map_writer_options_set_range_bounds(SluiceMapWriterOptions* options,
 /** Opens a writer for batches of `schema` (a struct schema; consumed). */
 int sluice_map_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
                            SluiceMapWriter** out);
-/** Partitions and buffers one batch (a struct array of the columns). Takes ownership of `batch`:
- * its memory is held (zero-copy) until the next spill or finish, then released. */
-int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowArray* batch);
+/** Partitions and buffers one batch (a struct array of the columns) whose schema is `schema`.
+ * The schema must have the writer's fields (names, types, nullability): a batch of another
+ * layout is refused naming the column and both types, before its buffers are read (a C array
+ * carries no buffer sizes, so an int32 column taken for int64 would be read past its end).
+ * Dictionary-encoded columns are unpacked to their value type. Takes ownership of `schema` and
+ * `batch`: the batch's memory is held (zero-copy) until the next spill or finish. */
+int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowSchema* schema,
+                            struct ArrowArray* batch);
 /** Spills everything buffered (the host needs its memory back). */
 int sluice_map_writer_spill(SluiceMapWriter* writer);
 /** Writes and commits the output; on success `*out` must be freed with sluice_map_output_free. */

@@ -113,7 +113,8 @@ def _declare_map_writer(library):
         pointer, ctypes.POINTER(ArrowSchema), ctypes.POINTER(ArrowArray)]
     library.sluice_map_writer_open.argtypes = [
         pointer, ctypes.POINTER(ArrowSchema), ctypes.POINTER(pointer)]
-    library.sluice_map_writer_write.argtypes = [pointer, ctypes.POINTER(ArrowArray)]
+    library.sluice_map_writer_write.argtypes = [pointer, ctypes.POINTER(ArrowSchema),
+                                                ctypes.POINTER(ArrowArray)]
     library.sluice_map_writer_spill.argtypes = [pointer]
     library.sluice_map_writer_finish.argtypes = [pointer, ctypes.POINTER(pointer)]
     library.sluice_map_writer_abort.argtypes = [pointer]

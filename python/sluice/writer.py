@@ -46,6 +46,48 @@ def _options(settings):
     return options
 
 
+def _batches(data):
+    """The record batches of `data`: a pyarrow RecordBatch, Table or RecordBatchReader, or any
+    object that speaks the Arrow PyCapsule interface (__arrow_c_stream__ or __arrow_c_array__: a
+    polars DataFrame, a nanoarrow array, ...), taken without copies."""
+    if isinstance(data, pa.RecordBatch):
+        return [data]
+    if isinstance(data, pa.Table):
+        return data.to_batches()
+    if isinstance(data, pa.RecordBatchReader):
+        return data
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(data)
+    if hasattr(data, "__arrow_c_array__"):
+        return [pa.record_batch(data)]
+    raise TypeError(
+        f"MapWriter.write takes a pyarrow RecordBatch, Table or RecordBatchReader, or an object "
+        f"with __arrow_c_stream__ or __arrow_c_array__ (a polars DataFrame, ...); got "
+        f"{type(data).__module__}.{type(data).__qualname__}")
+
+
+def _check_fields(expected, batch):
+    """Raises ValueError (columns, names, nullability) or TypeError (types) naming the first
+    column where `batch` differs from the writer's `expected` schema, before native code reads
+    a byte of it."""
+    given = batch.schema
+    def describe(schema):
+        return ", ".join(f"{f.name}: {f.type}" for f in schema)
+    if len(given) != len(expected):
+        raise ValueError(f"the batch has {len(given)} columns ({describe(given)}) where the "
+                         f"writer's schema has {len(expected)} ({describe(expected)})")
+    for index, (want, got) in enumerate(zip(expected, given)):
+        if want.name != got.name:
+            raise ValueError(f"column {index} is '{got.name}' in the batch but '{want.name}' in "
+                             f"the writer's schema")
+        if not want.type.equals(got.type):
+            raise TypeError(f"column {index} '{want.name}': the writer's schema has {want.type}, "
+                            f"the batch has {got.type}")
+        if not want.nullable and batch.column(index).null_count > 0:
+            raise ValueError(f"column {index} '{want.name}' is not nullable in the writer's "
+                             f"schema, but the batch has {batch.column(index).null_count} nulls")
+
+
 def _setting_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -91,6 +133,12 @@ class MapWriter(_NativeWriter):
     def __init__(self, schema, range_bounds=None, **settings):
         self._writer = ctypes.c_void_p()
         self.output = None
+        if hasattr(schema, "__arrow_c_schema__") and not isinstance(schema, pa.Schema):
+            schema = pa.schema(schema)
+        if not isinstance(schema, pa.Schema):
+            raise TypeError(f"MapWriter takes a pyarrow Schema (or an object with "
+                            f"__arrow_c_schema__); got {type(schema).__qualname__}")
+        self.schema = schema
         self._options = _options(settings)
         try:
             if range_bounds is not None:
@@ -109,24 +157,37 @@ class MapWriter(_NativeWriter):
             self._options = None
 
     def write(self, data):
-        """Partitions and buffers a RecordBatch or every batch of a Table."""
-        batches = data.to_batches() if isinstance(data, pa.Table) else [data]
-        for batch in batches:
-            c_array = ArrowArray()
-            batch._export_to_c(ctypes.addressof(c_array))
-            check(library.sluice_map_writer_write(self._writer, ctypes.byref(c_array)))
+        """Partitions and buffers a RecordBatch, every batch of a Table or RecordBatchReader, or
+        of any object with __arrow_c_stream__ / __arrow_c_array__ (a polars DataFrame). Each
+        batch must have the writer's columns: names, types and nullability are checked first
+        (ValueError or TypeError naming the column and both types)."""
+        if not self._writer:
+            raise ValueError("this MapWriter is closed")
+        if self.output is not None:
+            raise ValueError("this MapWriter is finished; open another for more rows")
+        for batch in _batches(data):
+            _check_fields(self.schema, batch)
+            c_schema, c_array = ArrowSchema(), ArrowArray()
+            batch._export_to_c(ctypes.addressof(c_array), ctypes.addressof(c_schema))
+            check(library.sluice_map_writer_write(
+                self._writer, ctypes.byref(c_schema), ctypes.byref(c_array)))
 
     def spill(self):
+        if not self._writer:
+            raise ValueError("this MapWriter is closed")
         check(library.sluice_map_writer_spill(self._writer))
 
     def finish(self):
+        if not self._writer:
+            raise ValueError("this MapWriter is closed")
         handle = ctypes.c_void_p()
         check(library.sluice_map_writer_finish(self._writer, ctypes.byref(handle)))
         self.output = _read_output(handle)
         return self.output
 
     def abort(self):
-        library.sluice_map_writer_abort(self._writer)
+        if self._writer:
+            library.sluice_map_writer_abort(self._writer)
 
 
 MapWriter._free = staticmethod(library.sluice_map_writer_free)

@@ -41,11 +41,24 @@ Status OpenWriter(const SluiceMapWriterOptions* settings, ArrowSchema* c_schema,
   return Status::OK();
 }
 
-Status WriteBatch(SluiceMapWriter* handle, ArrowArray* c_array) {
-  if (handle == nullptr || c_array == nullptr) {
-    return Status::Invalid("sluice_map_writer_write: writer and batch are required");
+Status WriteBatch(SluiceMapWriter* handle, ArrowSchema* c_schema, ArrowArray* c_array) {
+  if (handle == nullptr || c_schema == nullptr || c_array == nullptr) {
+    if (c_schema != nullptr && c_schema->release != nullptr) c_schema->release(c_schema);
+    if (c_array != nullptr && c_array->release != nullptr) c_array->release(c_array);
+    return Status::Invalid("sluice_map_writer_write: writer, schema and batch are required");
   }
-  SLUICE_ASSIGN_OR_RAISE(RecordBatch batch, ImportRecordBatch(c_array, handle->schema));
+  auto imported = ImportSchemaWithDictionaries(c_schema);
+  if (!imported.ok()) {
+    if (c_array->release != nullptr) c_array->release(c_array);
+    return imported.status();
+  }
+  Status same = CheckSameFields(*handle->schema.schema(), *imported->schema(),
+                                "the writer's schema", "the batch");
+  if (!same.ok()) {
+    if (c_array->release != nullptr) c_array->release(c_array);
+    return same;
+  }
+  SLUICE_ASSIGN_OR_RAISE(RecordBatch batch, ImportRecordBatch(c_array, *imported));
   return handle->writer->Write(batch);
 }
 
@@ -104,8 +117,11 @@ int sluice_map_writer_open(const SluiceMapWriterOptions* options, struct ArrowSc
   return sluice::capi::ReportGuarded("sluice_map_writer_open", [&] { return sluice::capi::OpenWriter(options, schema, out); });
 }
 
-int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowArray* batch) {
-  return sluice::capi::ReportGuarded("sluice_map_writer_write", [&] { return sluice::capi::WriteBatch(writer, batch); });
+int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowSchema* schema,
+                            struct ArrowArray* batch) {
+  return sluice::capi::ReportGuarded("sluice_map_writer_write", [&] {
+    return sluice::capi::WriteBatch(writer, schema, batch);
+  });
 }
 
 int sluice_map_writer_spill(SluiceMapWriter* writer) {

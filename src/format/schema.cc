@@ -26,4 +26,41 @@ std::string Schema::ToString() const {
   return text;
 }
 
+Status CheckSameFields(const Schema& expected, const Schema& given, std::string_view expected_name,
+                       std::string_view given_name) {
+  const auto describe = [](const Schema& schema) {
+    std::string text;
+    for (const Field& field : schema.fields()) {
+      if (!text.empty()) text += ", ";
+      text += field.ToString();
+    }
+    return text;
+  };
+  if (expected.num_fields() != given.num_fields()) {
+    return Status::Invalid(given_name, " has ", given.num_fields(), " columns (",
+                           describe(given), ") where ", expected_name, " has ",
+                           expected.num_fields(), " (", describe(expected), ")");
+  }
+  for (size_t i = 0; i < expected.num_fields(); ++i) {
+    const Field& want = expected.field(i);
+    const Field& got = given.field(i);
+    if (want.name != got.name) {
+      return Status::Invalid("column ", i, " is '", got.name, "' in ", given_name, " but '",
+                             want.name, "' in ", expected_name);
+    }
+    if (!want.type->Equals(*got.type)) {
+      return Status::Invalid("column ", i, " '", want.name, "': ", expected_name, " has ",
+                             want.type->ToString(), ", ", given_name, " has ",
+                             got.type->ToString());
+    }
+    if (want.nullable != got.nullable) {
+      return Status::Invalid("column ", i, " '", want.name, "' is ",
+                             want.nullable ? "nullable" : "not nullable", " in ", expected_name,
+                             " but ", got.nullable ? "nullable" : "not nullable", " in ",
+                             given_name);
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace sluice

@@ -117,11 +117,9 @@ class MapWriter::Impl {
 
   Status DoWrite(const RecordBatch& batch, const uint32_t* given_ids) {
     if (batch.schema() != options_.schema && batch.schema() != last_checked_schema_) {
-      if (batch.schema() == nullptr || !batch.schema()->Equals(*options_.schema)) {
-        return Status::Invalid("batch schema does not match the writer's:\n",
-                               batch.schema() ? batch.schema()->ToString() : "(none)", "vs\n",
-                               options_.schema->ToString());
-      }
+      if (batch.schema() == nullptr) return Status::Invalid("the batch has no schema");
+      SLUICE_RETURN_NOT_OK(CheckSameFields(*options_.schema, *batch.schema(), "the writer's schema",
+                                           "the batch"));
       last_checked_schema_ = batch.schema();
     }
     metrics_.batches += 1;

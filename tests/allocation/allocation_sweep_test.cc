@@ -121,7 +121,8 @@ Settings WriterSettings(const std::string& data_path) {
 }
 
 // Writes a batch through the C API with `settings`; returns the first failure.
-Failure WriteThroughCApi(const Settings& settings, ArrowSchema* schema, ArrowArray* batch) {
+Failure WriteThroughCApi(const Settings& settings, ArrowSchema* schema, ArrowSchema* batch_schema,
+                         ArrowArray* batch) {
   Failure failure;
   SluiceMapWriterOptions* options = sluice_map_writer_options_new();
   if (options == nullptr) {
@@ -135,7 +136,7 @@ Failure WriteThroughCApi(const Settings& settings, ArrowSchema* schema, ArrowArr
     if (code == SLUICE_OK) code = sluice_map_writer_options_set(options, key.c_str(), value.c_str());
   }
   if (code == SLUICE_OK) code = sluice_map_writer_open(options, schema, &writer);
-  if (code == SLUICE_OK) code = sluice_map_writer_write(writer, batch);
+  if (code == SLUICE_OK) code = sluice_map_writer_write(writer, batch_schema, batch);
   if (code == SLUICE_OK) code = sluice_map_writer_finish(writer, &output);
   if (code != SLUICE_OK) failure.Set(code, sluice_last_error());
   sluice_map_output_free(output);
@@ -183,17 +184,20 @@ TEST(AllocationSweepTest, EveryFailedAllocationOfAWriteIsAnError) {
   for (int64_t allowed = 0;; ++allowed) {
     ASSERT_LT(allowed, 200000) << "the sweep did not end";
     ArrowSchema schema;
+    ArrowSchema batch_schema;
     ArrowArray batch;
     ASSERT_TRUE(ExportSchema(*table.schema(), &schema).ok());
+    ASSERT_TRUE(ExportSchema(*table.schema(), &batch_schema).ok());
     ASSERT_TRUE(ExportRecordBatch(table, &batch).ok());
     Failure failure;
     bool injected = false;
     {
       ArmedFailure armed(allowed);
-      failure = WriteThroughCApi(settings, &schema, &batch);
+      failure = WriteThroughCApi(settings, &schema, &batch_schema, &batch);
       injected = failed;
     }
     if (batch.release != nullptr) batch.release(&batch);
+    if (batch_schema.release != nullptr) batch_schema.release(&batch_schema);
     if (schema.release != nullptr) schema.release(&schema);
     ++runs;
     if (!injected) {
@@ -218,13 +222,15 @@ TEST(AllocationSweepTest, EveryFailedAllocationOfAReadIsAnError) {
   const RecordBatch table = Table();
   {
     ArrowSchema schema;
+    ArrowSchema batch_schema;
     ArrowArray batch;
     ASSERT_TRUE(ExportSchema(*table.schema(), &schema).ok());
+    ASSERT_TRUE(ExportSchema(*table.schema(), &batch_schema).ok());
     ASSERT_TRUE(ExportRecordBatch(table, &batch).ok());
-    ASSERT_EQ(WriteThroughCApi(WriterSettings(directory.Join("map.data")), &schema, &batch).code,
+    ASSERT_EQ(WriteThroughCApi(WriterSettings(directory.Join("map.data")), &schema, &batch_schema,
+                               &batch)
+                  .code,
               SLUICE_OK);
-    if (batch.release != nullptr) batch.release(&batch);
-    if (schema.release != nullptr) schema.release(&schema);
   }
   const std::string data_path = directory.Join("map.data");
   int64_t runs = 0;

@@ -283,8 +283,26 @@ TEST(MapWriterTest, WrongSchemaIsRejected) {
   auto other = testing::RandomBatch(testing::AllTypesSchema(1), 5, 1);
   Status status = writer->Write(other);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("schema does not match"), std::string::npos);
+  EXPECT_NE(status.message().find("the batch has 30 columns"), std::string::npos)
+      << status.message();
   EXPECT_TRUE(directory.List().empty());
+}
+
+TEST(MapWriterTest, AColumnOfAnotherTypeIsNamedWithBothTypes) {
+  testing::TemporaryDirectory directory;
+  const auto schema = std::make_shared<Schema>(std::vector<Field>{
+      Field{"id", DataType::Int64(), false}, Field{"price", DataType::Float64(), true}});
+  const auto other = std::make_shared<Schema>(std::vector<Field>{
+      Field{"id", DataType::Int64(), false}, Field{"price", DataType::Int32(), true}});
+  MapWriterOptions options;
+  options.schema = schema;
+  options.partitioning = Hash(4, {0});
+  options.data_path = directory.Join("out.data");
+  auto writer = MapWriter::Make(options).ValueOrDie();
+  Status status = writer->Write(testing::RandomBatch(other, 5, 1));
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "column 1 'price': the writer's schema has double, the batch has int32");
 }
 
 

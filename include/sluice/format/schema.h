@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sluice/base/status.h"
 #include "sluice/format/data_type.h"
 
 namespace sluice {
@@ -39,5 +40,12 @@ class Schema {
 };
 
 using SchemaPtr = std::shared_ptr<const Schema>;
+
+/// Returns OK when `given` has the fields of `expected` (names, types, nullability), or an
+/// Invalid naming the first difference: the column's position and name, and both types in
+/// Arrow's words ("column 1 'price': expected double, got int64"). `expected_name` and
+/// `given_name` say whose schemas they are ("the writer's schema", "the batch").
+Status CheckSameFields(const Schema& expected, const Schema& given, std::string_view expected_name,
+                       std::string_view given_name);
 
 }  // namespace sluice
