@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "exit_status.h"
 #include "interruption.h"
+#include "ipc_input.h"
 #include "ipc_output.h"
 #include "json_value.h"
 #include "map_output_files.h"
@@ -97,6 +98,9 @@ int RunReadCommand(std::span<const std::string> arguments) {
   parser.AddOption("map-ids", "M,M,...", "the map outputs to read (default: all found in DIR)");
   parser.AddOption("output", "FILE", "write the rows as an Arrow IPC stream, '-' for stdout");
   parser.AddOption("head", "N", "print the first N rows as a table");
+  parser.AddOption("schema", "FILE.arrow",
+                   "the schema to return when no map output has a row (an Arrow file or stream "
+                   "whose schema it is; by default the map outputs' own)");
   parser.AddFlag("json", "print the summary as JSON");
   Status parsed = parser.Parse(arguments);
   if (!parsed.ok()) return Usage(parsed);
@@ -127,6 +131,13 @@ int RunReadCommand(std::span<const std::string> arguments) {
   }
   const bool json_output = parser.Has("json");
   const std::string output_path = parser.ValueOr("output", "");
+  PartitionReaderOptions reader_options;
+  if (parser.Has("schema")) {
+    SchemaPtr given;
+    Result<std::vector<RecordBatch>> read = ReadAllBatches(*parser.Value("schema"), &given);
+    if (!read.ok()) return ReportError(kCommand, read.status().WithContext("--schema"));
+    reader_options.schema = std::move(given);
+  }
 
   Result<std::vector<MapOutputFiles>> outputs =
       FindMapOutputs(parser.positionals()[0], *shuffle_id, map_ids);
@@ -154,6 +165,7 @@ int RunReadCommand(std::span<const std::string> arguments) {
 
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<IpcOutput> output;
+  SchemaPtr schema;
   std::optional<TablePrinter> head_table;
   std::vector<std::string> head_columns;
   int64_t head_rows = 0;
@@ -171,8 +183,11 @@ int RunReadCommand(std::span<const std::string> arguments) {
       source.name = "map output " + std::to_string(files.map_id) + " (" + files.data + ")";
       sources.push_back(std::move(source));
     }
-    Result<std::unique_ptr<PartitionReader>> reader = PartitionReader::Open(std::move(sources));
+    Result<std::unique_ptr<PartitionReader>> reader =
+        PartitionReader::Open(std::move(sources), reader_options);
     if (!reader.ok()) return ReportError(kCommand, reader.status());
+    // Empty partitions too have the map outputs' schema (or the one given).
+    if (schema == nullptr || schema->num_fields() == 0) schema = (*reader)->schema();
     while (true) {
       if (Status interrupted = CheckInterrupted(); !interrupted.ok()) {
         return ReportError(kCommand, interrupted);
@@ -227,9 +242,10 @@ int RunReadCommand(std::span<const std::string> arguments) {
   }
   if (!output_path.empty()) {
     if (output == nullptr) {
-      // No rows at all: still a valid stream, with no columns.
+      // No rows at all: still a valid stream, with the map outputs' schema (none only when no
+      // map output has a row and no --schema was given).
       Result<std::unique_ptr<IpcOutput>> opened =
-          IpcOutput::Open(output_path, std::make_shared<Schema>());
+          IpcOutput::Open(output_path, schema != nullptr ? schema : std::make_shared<Schema>());
       if (!opened.ok()) return ReportError(kCommand, opened.status());
       output = std::move(*opened);
     }

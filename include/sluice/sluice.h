@@ -138,6 +138,11 @@ SluiceReaderOptions* sluice_reader_options_new(void);
 void sluice_reader_options_free(SluiceReaderOptions* options);
 /** Sets one option; a bad key or value fails here, naming both. */
 int sluice_reader_options_set(SluiceReaderOptions* options, const char* key, const char* value);
+/** The schema of the batches (a struct schema; consumed). Every segment's fields must equal it,
+ * and it is what the stream returns when no map output has a row. Without it, the schema is
+ * that of the first segment read, or, when the partitions asked for are all empty, the one the
+ * map outputs' data files start with. */
+int sluice_reader_options_set_schema(SluiceReaderOptions* options, struct ArrowSchema* schema);
 
 /** What a reader has done, and the map outputs it skipped ("skip-failed"), updated after every
  * batch its stream returns. Outlives the stream or not, as the host likes. */

@@ -19,6 +19,7 @@ _pointer = ctypes.c_void_p
 library.sluice_reader_options_new.restype = _pointer
 library.sluice_reader_options_free.argtypes = [_pointer]
 library.sluice_reader_options_set.argtypes = [_pointer, ctypes.c_char_p, ctypes.c_char_p]
+library.sluice_reader_options_set_schema.argtypes = [_pointer, ctypes.POINTER(ArrowSchema)]
 library.sluice_read_report_new.restype = _pointer
 library.sluice_read_report_json.argtypes = [_pointer]
 library.sluice_read_report_json.restype = ctypes.c_char_p
@@ -59,6 +60,16 @@ library.sluice_reader_open_queue.argtypes = [
 ]
 
 
+def _as_schema(schema):
+    """A pyarrow Schema from a Schema or any object with __arrow_c_schema__."""
+    if isinstance(schema, pa.Schema):
+        return schema
+    if hasattr(schema, "__arrow_c_schema__"):
+        return pa.schema(schema)
+    raise TypeError(f"schema must be a pyarrow Schema (or have __arrow_c_schema__); got "
+                    f"{type(schema).__qualname__}")
+
+
 def _setting_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -68,12 +79,19 @@ def _setting_text(value):
 class _Options:
     """A SluiceReaderOptions made from keyword settings, freed on exit."""
 
-    def __init__(self, settings):
+    def __init__(self, settings, schema=None):
         self.handle = library.sluice_reader_options_new()
+        if not self.handle:
+            raise MemoryError("sluice_reader_options_new: out of memory")
         try:
             for key, value in settings.items():
                 check(library.sluice_reader_options_set(
                     self.handle, key.replace("_", "-").encode(), _setting_text(value).encode()))
+            if schema is not None:
+                c_schema = ArrowSchema()
+                _as_schema(schema)._export_to_c(ctypes.addressof(c_schema))
+                check(library.sluice_reader_options_set_schema(self.handle,
+                                                               ctypes.byref(c_schema)))
         except Exception:
             library.sluice_reader_options_free(self.handle)
             raise
@@ -117,12 +135,15 @@ def _report_handle(report):
 
 
 def read_partitions(data_paths, start_partition, end_partition=None, index_paths=None,
-                    report=None, **settings):
+                    report=None, schema=None, **settings):
     """Reads partitions [start_partition, end_partition) of the map outputs `data_paths` (Spark's
-    layout: each with its ".index" beside it, or the paths in `index_paths`), in the order given.
+    layout: each with its ".index" beside it, which MapWriter writes with spark_files=True, or
+    the paths in `index_paths`), in the order given.
 
     end_partition defaults to start_partition + 1. Returns a pyarrow.RecordBatchReader; errors
-    while reading name the map output, the partition and the byte offset.
+    while reading name the map output, the partition and the byte offset. Its schema is that of
+    the map outputs, also when the partitions asked for are empty; `schema` gives the one to
+    return when no map output has a row at all (and every segment must have its fields).
     """
     if end_partition is None:
         end_partition = start_partition + 1
@@ -135,7 +156,7 @@ def read_partitions(data_paths, start_partition, end_partition=None, index_paths
         index = (ctypes.c_char_p * max(len(paths), 1))(
             *[None if path is None else str(path).encode() for path in index_paths])
     stream = ArrowArrayStream()
-    with _Options(settings) as options:
+    with _Options(settings, schema) as options:
         check(library.sluice_reader_open_files(
             data, index, len(paths), start_partition, end_partition, options,
             _report_handle(report), ctypes.byref(stream)))

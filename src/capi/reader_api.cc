@@ -20,6 +20,8 @@
 struct SluiceReaderOptions {
   // Applied in order when a reader opens; each was checked when it was set.
   std::vector<std::pair<std::string, std::string>> settings;
+  // The schema to return when no map output has rows (sluice_reader_options_set_schema).
+  sluice::SchemaPtr schema;
 };
 
 namespace sluice::capi {
@@ -83,6 +85,7 @@ Result<PartitionReaderSettings> SettingsFrom(const SluiceReaderOptions* options)
     for (const auto& [key, value] : options->settings) {
       SLUICE_RETURN_NOT_OK(ApplyPartitionReaderSetting(&settings, key, value));
     }
+    settings.options.schema = options->schema;
   }
   return settings;
 }
@@ -128,7 +131,7 @@ Status OpenQueue(SluiceBlockQueue* queue, ArrowSchema* schema, const SluiceReade
     return Status::Invalid("sluice_reader_open_queue: queue and out are required");
   }
   SLUICE_ASSIGN_OR_RAISE(PartitionReaderSettings settings, SettingsFrom(options));
-  settings.options.schema = std::move(imported);
+  if (imported != nullptr) settings.options.schema = std::move(imported);
   return Export({queue->queue}, settings.options, report, out);
 }
 
@@ -199,6 +202,16 @@ int sluice_reader_options_set(SluiceReaderOptions* options, const char* key, con
     sluice::PartitionReaderSettings scratch;
     SLUICE_RETURN_NOT_OK(sluice::ApplyPartitionReaderSetting(&scratch, key, value));
     options->settings.emplace_back(key, value);
+    return Status::OK();
+  });
+}
+
+int sluice_reader_options_set_schema(SluiceReaderOptions* options, struct ArrowSchema* schema) {
+  return sluice::capi::ReportGuarded("sluice_reader_options_set_schema", [&] {
+    if (schema == nullptr) return Status::Invalid("sluice_reader_options_set_schema: no schema");
+    SLUICE_ASSIGN_OR_RAISE(sluice::SchemaPtr imported, sluice::ImportSchema(schema));
+    if (options == nullptr) return Status::Invalid("sluice_reader_options_set_schema: no options");
+    options->schema = std::move(imported);
     return Status::OK();
   });
 }

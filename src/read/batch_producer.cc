@@ -136,11 +136,35 @@ Result<BatchProducer::Outcome> BatchProducer::ReadSchema(bool wait) {
   while (schema_ == nullptr) {
     if (finished_) {
       if (!final_status_.ok()) return final_status_;
-      return Outcome::kEnd;
+      SLUICE_RETURN_NOT_OK(ReadSchemaOfFiles());
+      return schema_ == nullptr ? Outcome::kEnd : Outcome::kBatch;
     }
     if (!Advance(wait)) return Outcome::kNotReady;
   }
   return Outcome::kBatch;
+}
+
+// Every requested partition was empty and no schema was given: the schema is that of the map
+// outputs themselves, read from the first data file that holds any partition at all (its
+// index was read already: when no file holds one, nothing more is read).
+Status BatchProducer::ReadSchemaOfFiles() {
+  if (file_with_data_ < 0) return Status::OK();
+  const auto& file = std::get<MapOutputFile>(sources_[static_cast<size_t>(file_with_data_)]);
+  const std::string name =
+      file.name.empty()
+          ? "map output " + std::to_string(file_with_data_) + " (" + file.data_path + ")"
+          : file.name;
+  SLUICE_ASSIGN_OR_RAISE(auto reader, MapOutputFileReader::Open(file, name,
+                                                                options_.partition_count,
+                                                                &file_counters_));
+  SLUICE_ASSIGN_OR_RAISE(std::optional<SegmentBlock> message,
+                         reader->ReadSchemaMessage(&file_counters_));
+  if (!message.has_value()) return Status::OK();
+  SLUICE_RETURN_NOT_OK(
+      decoder_.Begin(message->data, message->size, message->owner, name + " schema", 0));
+  SLUICE_RETURN_NOT_OK(decoder_.ReadSchema());
+  schema_ = decoder_.schema();
+  return Status::OK();
 }
 
 void BatchProducer::Interrupt() {
@@ -278,6 +302,9 @@ Status BatchProducer::TakeNextBlock(bool wait, bool* not_ready) {
       SLUICE_ASSIGN_OR_RAISE(
           file_reader_,
           MapOutputFileReader::Open(*file, unit_name_, options_.partition_count, &file_counters_));
+      if (file_with_data_ < 0 && file_reader_->data_size() > 0) {
+        file_with_data_ = static_cast<int64_t>(source_index_);
+      }
     }
     SLUICE_ASSIGN_OR_RAISE(
         std::optional<SegmentBlock> block,

@@ -65,6 +65,8 @@ class BatchProducer {
   // One step: decode a batch, start or finish a segment, a block or a source. A failure of the
   // current unit is returned; `*not_ready` is set when a queue has nothing yet.
   Status Step(bool wait, bool* not_ready);
+  // Every partition asked for is empty: takes the schema the map outputs' files start with.
+  Status ReadSchemaOfFiles();
   // One step with failures handled (skipped, or turned into the end of the stream). Returns
   // false when nothing could be done because a queue has no block yet.
   bool Advance(bool wait);
@@ -96,6 +98,8 @@ class BatchProducer {
   // Where the walk is.
   size_t source_index_ = 0;
   std::unique_ptr<MapOutputFileReader> file_reader_;
+  // The first map output file that holds any partition: where an empty range takes its schema.
+  int64_t file_with_data_ = -1;
   int64_t pushed_blocks_taken_ = 0;  // of the current queue
   bool unit_active_ = false;
   std::string unit_name_;

@@ -1,8 +1,12 @@
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 
 #include "map_output_file_reader_internal.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/ipc/ipc_format.h"
 
 namespace sluice::internal {
 
@@ -78,7 +82,16 @@ Status MapOutputFileReader::LoadOffsets(const MapOutputFile& file, int32_t parti
   if (!file.index_path.empty()) {
     where = "index file '" + file.index_path + "'";
     auto opened = InputFile::Open(file.index_path);
-    if (!opened.ok()) return opened.status().WithContext(name_);
+    if (!opened.ok()) {
+      struct stat info;
+      if (::stat(file.index_path.c_str(), &info) != 0 && errno == ENOENT) {
+        return Status::IOError(name_, ": there is no index file '", file.index_path,
+                               "' to find the partitions in (a map output has one when written "
+                               "with Spark's files: the writer setting spark-files=true, "
+                               "spark_files=True in Python), nor offsets given instead");
+      }
+      return opened.status().WithContext(name_);
+    }
     const InputFile& index = **opened;
     if (index.size() % kEntryBytes != 0 || index.size() == 0) {
       return Status::Corrupt(name_, ": ", where, " has ", index.size(),
@@ -248,6 +261,38 @@ Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadNext(AlignedBufferP
     block.owner = std::move(buffer);
   }
   next_partition_ = last;
+  return std::optional<SegmentBlock>(std::move(block));
+}
+
+Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadSchemaMessage(
+    FileReadCounters* counters) {
+  if (last_offset_ == 0) return std::optional<SegmentBlock>();
+  if (data_ == nullptr) SLUICE_RETURN_NOT_OK(OpenDataFile());
+  uint8_t prefix[ipc::kMessagePrefixSize];
+  const int64_t prefix_size = std::min<int64_t>(ipc::kMessagePrefixSize, last_offset_);
+  SLUICE_RETURN_NOT_OK(data_->ReadAt(0, prefix_size, prefix).WithContext(name_));
+  int64_t header = 4;
+  int64_t metadata_size = bits::LoadUnaligned<int32_t>(prefix);
+  if (static_cast<uint32_t>(metadata_size) == ipc::kContinuationMarker && prefix_size == 8) {
+    metadata_size = bits::LoadUnaligned<int32_t>(prefix + 4);
+    header = 8;
+  }
+  if (metadata_size <= 0 || metadata_size > last_offset_ - header) {
+    return Status::Corrupt(name_, ": byte 0: the first message's metadata length ", metadata_size,
+                           " does not fit the data file's ", last_offset_, " bytes");
+  }
+  auto buffer = std::make_shared<AlignedBuffer>();
+  buffer->Resize(header + metadata_size);
+  const auto start = Clock::now();
+  SLUICE_RETURN_NOT_OK(data_->ReadAt(0, buffer->size(), buffer->data()).WithContext(name_));
+  counters->read_nanos += NanosSince(start);
+  counters->bytes_read += prefix_size + buffer->size();
+  counters->file_reads += 2;
+  SegmentBlock block;
+  block.name = name_;
+  block.data = buffer->data();
+  block.size = buffer->size();
+  block.owner = std::move(buffer);
   return std::optional<SegmentBlock>(std::move(block));
 }
 

@@ -45,6 +45,16 @@ class MapOutputFileReader {
   Result<std::optional<SegmentBlock>> ReadNext(AlignedBufferPool* pool, int64_t max_read_bytes,
                                                FileReadCounters* counters);
 
+  /// Reads the Schema message the map output's segments start with: its data file's first
+  /// bytes, whatever the range (a non-empty data file starts with its first non-empty
+  /// partition). A block of just that message, or std::nullopt when every partition of the
+  /// map output is empty. For a reader whose range holds no rows: it returns the map outputs'
+  /// schema, not one without columns.
+  Result<std::optional<SegmentBlock>> ReadSchemaMessage(FileReadCounters* counters);
+
+  /// The bytes of the whole data file, as the index or offsets say.
+  int64_t data_size() const { return last_offset_; }
+
  private:
   MapOutputFileReader() = default;
   Status LoadOffsets(const MapOutputFile& file, int32_t partition_count,

@@ -564,6 +564,28 @@ def test_read_writes_arrow_to_stdout(shuffle):
     assert table.num_rows == summaries[0]["partition_rows"][4] + summaries[1]["partition_rows"][4]
 
 
+
+def test_read_of_empty_partitions_has_the_map_outputs_schema(tmp_path):
+    """An empty partition (or a map output with no rows at all) read back without columns."""
+    source = tmp_path / "in.arrow"
+    run("generate", "mixed", "--rows", 3, "--output", source)
+    run("write", source, "--output-dir", tmp_path / "out", "--partitions", 64, "--keys", "c0")
+    counts = json.loads(run("read", tmp_path / "out", "--partition", "0-63", "--json").stdout)
+    empty = next(p["partition"] for p in counts["partitions"] if p["rows"] == 0)
+    run("read", tmp_path / "out", "--partition", empty, "--output", tmp_path / "empty.arrow")
+    table = read_stream(tmp_path / "empty.arrow")
+    assert table.num_rows == 0 and table.schema.equals(read_stream(source).schema)
+
+    nothing = tmp_path / "nothing.arrow"
+    with pa.ipc.new_stream(str(nothing), pa.schema([("k", pa.int64()), ("v", pa.string())])):
+        pass
+    run("write", nothing, "--output-dir", tmp_path / "none", "--partitions", 4, "--keys", "k")
+    run("read", tmp_path / "none", "--partition", "0-3", "--output", tmp_path / "bare.arrow")
+    assert read_stream(tmp_path / "bare.arrow").schema.names == []
+    run("read", tmp_path / "none", "--partition", "0-3", "--schema", nothing,
+        "--output", tmp_path / "given.arrow")
+    assert read_stream(tmp_path / "given.arrow").schema.names == ["k", "v"]
+
 def test_read_head_prints_an_aligned_table(shuffle):
     directory, _ = shuffle
     lines = run("read", directory, "--partition", 0, "--head", 3).stdout.decode().splitlines()

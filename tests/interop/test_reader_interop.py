@@ -236,3 +236,35 @@ def test_unknown_setting_is_rejected(tmp_path):
     assert "read-ahed" in str(failure.value)
     with pytest.raises(SluiceError):
         sluice.read_partitions([], 0, 1, batch_rows=0)
+
+
+def test_an_empty_partition_has_the_map_outputs_schema(tmp_path):
+    """An empty partition read back as a table without columns; it has the map outputs' schema,
+    and a schema given by the caller when no map output has a row."""
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.string())])
+    path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(schema, data_path=str(path), partitions=64, keys=["id"],
+                          spark_files=True) as writer:
+        writer.write(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}, schema=schema))
+    sizes = [len(sluice.read_partitions([str(path)], p).read_all()) for p in range(64)]
+    empty = sizes.index(0)
+    table = sluice.read_partitions([str(path)], empty).read_all()
+    assert table.num_rows == 0 and table.schema.equals(schema)
+
+    nothing = tmp_path / "empty" / "shuffle_0_0_0.data"
+    nothing.parent.mkdir()
+    with sluice.MapWriter(schema, data_path=str(nothing), partitions=4, keys=["id"],
+                          spark_files=True):
+        pass
+    assert sluice.read_partitions([str(nothing)], 0, 4).read_all().schema.names == []
+    given = sluice.read_partitions([str(nothing)], 0, 4, schema=schema).read_all()
+    assert given.num_rows == 0 and given.schema.equals(schema)
+
+
+def test_a_missing_index_says_how_to_get_one(tmp_path):
+    schema = pa.schema([pa.field("id", pa.int64())])
+    path = tmp_path / "out.data"
+    with sluice.MapWriter(schema, data_path=str(path), partitions=4, keys=["id"]) as writer:
+        writer.write(pa.table({"id": [1, 2]}, schema=schema))
+    with pytest.raises(sluice.SluiceError, match="spark_files=True"):
+        sluice.read_partitions([str(path)], 0, 4).read_all()

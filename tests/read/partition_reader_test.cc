@@ -481,6 +481,32 @@ TEST(PartitionReaderTest, EmptyPartitionsAndNoSources) {
   }
 }
 
+// Reading an empty partition, or a range of them, returned a schema with no columns: the
+// consumer could not tell an empty partition from a table without columns.
+TEST(PartitionReaderTest, AnEmptyPartitionHasTheMapOutputsSchema) {
+  MapsToWrite spec;
+  spec.schema = testing::KeyedSchema();
+  spec.map_count = 2;
+  spec.partitioning.kind = PartitionKind::kHash;
+  spec.partitioning.partition_count = 400;  // more partitions than rows: most are empty
+  spec.partitioning.key_columns = {0};
+  spec.batches_per_map = 1;
+  spec.rows_per_batch = 20;
+  auto maps = WriteMaps(spec);
+  int32_t empty = -1;
+  for (int32_t p = 0; p < 400 && empty < 0; ++p) {
+    auto reader = PartitionReader::Open(SparkSources(*maps, p, p + 1)).ValueOrDie();
+    if (CountRows(ReadAll(*reader).ValueOrDie()) == 0) empty = p;
+  }
+  ASSERT_GE(empty, 0);
+  auto reader = PartitionReader::Open(SparkSources(*maps, empty, empty + 1));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_TRUE((*reader)->schema()->Equals(*maps->schema)) << (*reader)->schema()->ToString();
+  auto batches = ReadAll(**reader);
+  ASSERT_TRUE(batches.ok());
+  EXPECT_TRUE(batches->empty());
+}
+
 TEST(PartitionReaderTest, RejectsBadOptions) {
   PartitionReaderOptions options;
   options.target_batch_rows = 0;

@@ -40,8 +40,10 @@ namespace sluice {
 struct PartitionReaderOptions {
   /// The schema of the batches, when the host knows it (Spark does). Every segment's fields
   /// must equal it (metadata may differ). Null (the default): the schema of the first segment,
-  /// which Open() then reads, waiting for the first pushed block if a queue comes first; with no
-  /// segment at all the schema has no fields.
+  /// which Open() then reads, waiting for the first pushed block if a queue comes first. When
+  /// every requested partition is empty, it is the schema the map outputs' data files start
+  /// with (one small read of the first file that has any partition); only when no map output
+  /// has a row at all does the schema have no fields, so a host that knows it gives it here.
   SchemaPtr schema;
 
   /// Join consecutive small batches into batches of about target_batch_rows rows and
