@@ -11,7 +11,7 @@
 #include "map_output_files.h"
 #include "mapped_file.h"
 #include "progress_bar.h"
-#include "segment_layout.h"
+#include "sluice/ipc/segment_layout.h"
 #include "sluice/base/byte_size.h"
 #include "sluice/codec/checksum.h"
 #include "sluice/io/spark_shuffle_files.h"

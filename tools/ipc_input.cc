@@ -1,60 +1,57 @@
 #include "ipc_input.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
+#include "interruption.h"
 #include "mapped_file.h"
-#include "segment_layout.h"
-#include "sluice/base/aligned_buffer.h"
-#include "sluice/io/output_file.h"
-#include "sluice/ipc/ipc_stream_reader.h"
+#include "sluice/ipc/ipc_descriptor_reader.h"
+#include "sluice/ipc/segment_layout.h"
 
 namespace sluice::cli {
 
 namespace {
 
-Result<std::shared_ptr<AlignedBuffer>> ReadStandardInput() {
-  auto buffer = std::make_shared<AlignedBuffer>();
-  // Reads in 1 MiB steps: few syscalls, and the buffer doubles as it grows.
-  constexpr int64_t kStep = int64_t{1} << 20;
-  while (true) {
-    buffer->Reserve(buffer->size() + kStep);
-    const ssize_t count = ::read(STDIN_FILENO, buffer->data() + buffer->size(), kStep);
-    if (count < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError("cannot read standard input: ", ErrnoMessage(errno));
-    }
-    if (count == 0) break;
-    buffer->Resize(buffer->size() + count);
-  }
-  return buffer;
+// Counts a file's rows from its messages' metadata, through a mapping released right after
+// (only the metadata's pages are touched).
+Result<int64_t> CountRows(const std::string& path) {
+  SLUICE_ASSIGN_OR_RAISE(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  if (file->size() == 0) return Status::Invalid("'", path, "' is empty, expected Arrow IPC");
+  SLUICE_ASSIGN_OR_RAISE(SegmentLayout layout, ReadSegmentLayout(file->data(), file->size(), path));
+  return layout.rows;
 }
 
 }  // namespace
 
 Result<IpcInput> OpenIpcInput(const std::string& path) {
   IpcInput input;
-  const uint8_t* data = nullptr;
-  MemoryOwner owner;
+  int fd = STDIN_FILENO;
   if (path == "-") {
     input.name = "standard input";
-    SLUICE_ASSIGN_OR_RAISE(std::shared_ptr<AlignedBuffer> buffer, ReadStandardInput());
-    data = buffer->data();
-    input.size = buffer->size();
-    owner = std::move(buffer);
   } else {
     input.name = path;
-    SLUICE_ASSIGN_OR_RAISE(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
-    data = file->data();
-    input.size = file->size();
-    owner = std::move(file);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int error = errno;
+      return Status::IOError("cannot open '", path, "': ", std::strerror(error));
+    }
+    input.descriptor = std::shared_ptr<int>(new int(fd), [](int* owned) {
+      ::close(*owned);
+      delete owned;
+    });
+    struct stat info;
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+      input.size = info.st_size;
+      SLUICE_ASSIGN_OR_RAISE(input.total_rows, CountRows(path));
+    }
   }
-  if (input.size == 0) return Status::Invalid("'", input.name, "' is empty, expected Arrow IPC");
-  SLUICE_ASSIGN_OR_RAISE(SegmentLayout layout, ReadSegmentLayout(data, input.size, input.name));
-  input.total_rows = layout.rows;
-  SLUICE_ASSIGN_OR_RAISE(input.reader,
-                         IpcStreamReader::Open(data, input.size, std::move(owner), input.name));
+  IpcDescriptorReaderOptions options;
+  options.cancelled = [] { return InterruptingSignal() != 0; };
+  SLUICE_ASSIGN_OR_RAISE(input.reader, IpcDescriptorReader::Open(fd, input.name, options));
   return input;
 }
 

@@ -1,8 +1,10 @@
 // IpcInput: an Arrow IPC stream or file given on the command line, as batches.
 //
-// A path is mapped (zero-copy decoding over the page cache); "-" reads standard input to its
-// end first, because the decoder works on bytes in memory. The total row count comes from the
-// messages' metadata before any batch is decoded, so progress can show an ETA.
+// The input is read a message at a time (IpcDescriptorReader), from standard input or from a
+// file, so a command holds what it keeps of the batches and never the whole input: `sluice
+// write` stays within its memory budget whatever the input's size. For a file, the total row
+// count is read from the messages' metadata first (for progress with an ETA); for standard input
+// it is unknown.
 #pragma once
 
 #include <cstdint>
@@ -16,12 +18,14 @@ namespace sluice::cli {
 
 struct IpcInput {
   std::unique_ptr<RecordBatchReader> reader;
-  /// Rows in the whole input, from the metadata.
+  /// Rows in the whole input, from the metadata; 0 when unknown (standard input).
   int64_t total_rows = 0;
-  /// Bytes of the stream (or file).
+  /// Bytes of the input file; 0 for standard input.
   int64_t size = 0;
   /// The name errors use: the path, or "standard input".
   std::string name;
+  /// The open file (-1 for standard input), closed with the input.
+  std::shared_ptr<int> descriptor;
 };
 
 /// Opens `path` ("-" for standard input). Errors name the path and the byte offset.

@@ -11,9 +11,7 @@
 #include "interruption.h"
 #include "ipc_input.h"
 #include "json_value.h"
-#include "mapped_file.h"
 #include "progress_bar.h"
-#include "segment_layout.h"
 #include "sluice/base/byte_size.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/batch_concatenator.h"
@@ -68,21 +66,6 @@ std::string Share(int64_t part, int64_t total) {
   std::snprintf(text, sizeof(text), "%.0f%%",
                 total > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0.0);
   return text;
-}
-
-// Counts the rows the writer put in each partition from the committed file's block metadata.
-Result<std::vector<int64_t>> CountPartitionRows(const MapOutput& output) {
-  SLUICE_ASSIGN_OR_RAISE(std::shared_ptr<const MappedFile> file,
-                         MappedFile::Open(output.data_path));
-  std::vector<int64_t> rows(output.lengths.size());
-  for (size_t p = 0; p < output.lengths.size(); ++p) {
-    SLUICE_ASSIGN_OR_RAISE(
-        SegmentLayout layout,
-        ReadSegmentLayout(file->data() + output.offsets[p], output.lengths[p],
-                          output.data_path + " partition " + std::to_string(p), output.offsets[p]));
-    rows[p] = layout.rows;
-  }
-  return rows;
 }
 
 struct WriteSettings {
@@ -261,6 +244,7 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   options.data_path = names.data;
   options.write_spark_files = true;
   options.overwrite = parser.Has("overwrite");
+  options.count_partition_rows = true;  // the summary's rows per partition
   if (!options.overwrite && std::filesystem::exists(names.data)) {
     return ReportError(kCommand, Status::IOError("map output '", names.data,
                                                  "' already exists (--overwrite replaces it)"));
@@ -296,8 +280,7 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   const int64_t wall_nanos =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count();
-  Result<std::vector<int64_t>> partition_rows = CountPartitionRows(*output);
-  if (!partition_rows.ok()) return ReportError(kCommand, partition_rows.status());
+  const std::vector<int64_t>* partition_rows = &output->partition_rows;
 
   const MapWriterMetrics& metrics = output->metrics;
   const double ratio = metrics.output_bytes > 0 ? static_cast<double>(metrics.input_bytes) /

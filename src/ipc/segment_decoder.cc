@@ -238,6 +238,24 @@ class SegmentDecoder::Impl {
     return Status::OK();
   }
 
+  Status Continue(const uint8_t* data, int64_t size, MemoryOwner owner, std::string source,
+                  int64_t base_offset) {
+    if (schema_ == nullptr || current_ == nullptr) {
+      return Status::Invalid(source, ": a stream continues only after its Schema message");
+    }
+    if (size < 0 || (size > 0 && data == nullptr)) {
+      return Status::Invalid(source, ": bad span of ", size, " bytes");
+    }
+    data_ = data;
+    size_ = size;
+    owner_ = std::move(owner);
+    source_ = std::move(source);
+    base_offset_ = base_offset;
+    position_ = 0;
+    finished_ = false;
+    return Status::OK();
+  }
+
   const SchemaPtr& schema() const { return schema_; }
   int64_t position() const { return position_; }
 
@@ -1127,6 +1145,11 @@ SegmentDecoder::~SegmentDecoder() = default;
 Status SegmentDecoder::Begin(const uint8_t* data, int64_t size, MemoryOwner owner,
                              std::string source, int64_t base_offset) {
   return impl_->Begin(data, size, std::move(owner), std::move(source), base_offset);
+}
+
+Status SegmentDecoder::Continue(const uint8_t* data, int64_t size, MemoryOwner owner,
+                                std::string source, int64_t base_offset) {
+  return impl_->Continue(data, size, std::move(owner), std::move(source), base_offset);
 }
 
 const SchemaPtr& SegmentDecoder::schema() const {

@@ -212,6 +212,12 @@ class MapWriter::Impl {
   void SortHeld() {
     if (worker_ != nullptr) ResetBehind();
     sort_.Build(held_, partition_count_);
+    if (options_.count_partition_rows) {
+      partition_rows_.resize(static_cast<size_t>(partition_count_));
+      for (int32_t p = 0; p < partition_count_; ++p) {
+        partition_rows_[p] += sort_.end(p) - sort_.begin(p);
+      }
+    }
     rows_per_block_ = RowsPerBlock();
     held_batches_.clear();
     for (const HeldBatch& held : held_) held_batches_.push_back(&held.batch);
@@ -417,14 +423,18 @@ class MapWriter::Impl {
     total_nanos_ += NanosSince(finish_start);
     SyncMetrics();
     output.metrics = metrics_;
+    if (options_.count_partition_rows) {
+      partition_rows_.resize(static_cast<size_t>(partition_count_));
+      output.partition_rows = std::move(partition_rows_);
+    }
     state_ = State::kFinished;
     return output;
   }
 
-  // The automatic max_held_bytes (see MapWriterOptions).
   // Rows of one batch partitioned and held at a time: 1M rows cost 12 MiB of per-row state
   // (partition id, and the sort's row and batch index), charged before it is made.
   static constexpr int64_t kMaxRowsPerSlice = int64_t{1} << 20;
+  // The automatic max_held_bytes (see MapWriterOptions).
   static constexpr int64_t kAutoHeldBytes = int64_t{64} << 20;
   static constexpr int64_t kAutoHeldBytesPerPartition = int64_t{64} << 10;
 
@@ -470,6 +480,7 @@ class MapWriter::Impl {
   std::unique_ptr<MapOutputFiles> files_;
   int64_t total_nanos_ = 0;
   MapWriterMetrics metrics_;
+  std::vector<int64_t> partition_rows_;  // count_partition_rows only
 };
 
 MapWriter::MapWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

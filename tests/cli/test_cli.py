@@ -41,7 +41,11 @@ def run(*arguments, stdin=None, check=True, env=None):
 # process started straight from pytest carries pytest's own resident memory in ru_maxrss.
 _PEAK_RSS_LAUNCHER = """
 import json, os, subprocess, sys
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+feeder = subprocess.Popen(["cat", sys.argv[1]], stdout=subprocess.PIPE) if sys.argv[1] else None
+child = subprocess.Popen(sys.argv[2:], stdin=feeder.stdout if feeder else None,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+if feeder:
+    feeder.stdout.close()
 out, err = child.stdout.read(), child.stderr.read()
 _, status, usage = os.wait4(child.pid, 0)
 sys.stdout.write(json.dumps({"code": os.waitstatus_to_exitcode(status), "rss_kib": usage.ru_maxrss,
@@ -49,10 +53,12 @@ sys.stdout.write(json.dumps({"code": os.waitstatus_to_exitcode(status), "rss_kib
 """
 
 
-def run_measuring_peak_rss(*arguments):
-    """Runs the tool; returns (CompletedProcess, peak RSS in MiB)."""
+def run_measuring_peak_rss(*arguments, stdin_file=None):
+    """Runs the tool (its standard input a pipe fed from `stdin_file` when given); returns
+    (CompletedProcess, peak RSS in MiB)."""
     launched = subprocess.run(
-        [sys.executable, "-c", _PEAK_RSS_LAUNCHER, CLI, *map(str, arguments)],
+        [sys.executable, "-c", _PEAK_RSS_LAUNCHER, str(stdin_file or ""), CLI,
+         *map(str, arguments)],
         capture_output=True, env=dict(os.environ, SLUICE_PROGRESS="0"), timeout=600, check=True)
     report = json.loads(launched.stdout)
     result = subprocess.CompletedProcess(arguments, report["code"], report["out"].encode(),
@@ -524,6 +530,26 @@ def test_a_batch_declaring_2_to_the_31_rows_shuffles_within_the_budget(tmp_path,
     assert sum(summary["partition_rows"]) == 2**31
     read = json.loads(run("read", out, "--partition", "0-7", "--json").stdout)
     assert read["rows"] == 2**31
+
+
+def test_write_streams_its_input_within_the_budget(tmp_path):
+    """`write -` read all of standard input before writing (2.1 GB for 8M rows under a 64 MiB
+    budget). 2M lineitem rows (322 MiB) through a pipe, and from a file: peak RSS within the
+    budget plus 64 MiB, and the same output."""
+    source = tmp_path / "lineitem.arrow"
+    run("generate", "lineitem", "--rows", 2_000_000, "--output", source)
+    arguments = ["--partitions", 50, "--keys", "l_orderkey", "--codec", "lz4",
+                 "--memory-budget", "64MiB", "--json"]
+    piped, piped_rss = run_measuring_peak_rss("write", "-", "--output-dir", tmp_path / "piped",
+                                              *arguments, stdin_file=source)
+    from_file, file_rss = run_measuring_peak_rss("write", source, "--output-dir",
+                                                 tmp_path / "file", *arguments)
+    assert piped.returncode == 0 and from_file.returncode == 0, piped.stderr + from_file.stderr
+    assert piped_rss <= 64 + 64 and file_rss <= 64 + 64, (piped_rss, file_rss)
+    piped_summary, file_summary = json.loads(piped.stdout), json.loads(from_file.stdout)
+    assert piped_summary["rows"] == file_summary["rows"] == 2_000_000
+    assert piped_summary["partition_checksums"] == file_summary["partition_checksums"]
+    assert sum(piped_summary["partition_rows"]) == 2_000_000
 
 # --- read --------------------------------------------------------------------------------------
 

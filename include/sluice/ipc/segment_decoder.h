@@ -70,6 +70,13 @@ class SegmentDecoder {
   Status Begin(const uint8_t* data, int64_t size, MemoryOwner owner, std::string source,
                int64_t base_offset = 0);
 
+  /// Continues the stream whose Schema message the decoder has read with the messages in
+  /// `data[0..size)` (RecordBatch messages, and the end-of-stream marker when the stream ends
+  /// there): a stream that arrives a message at a time, as from a pipe, decodes each message
+  /// from the buffer it was read into. Invalid before a schema was read.
+  Status Continue(const uint8_t* data, int64_t size, MemoryOwner owner, std::string source,
+                  int64_t base_offset);
+
   /// Returns the segment's schema, or null before the Schema message has been read. Next()
   /// reads it first; ReadSchema() reads only it.
   const SchemaPtr& schema() const;

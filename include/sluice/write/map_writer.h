@@ -90,6 +90,9 @@ struct MapWriterOptions {
   /// target_block_bytes) plus one block and the context) and, like the encoder's own scratch,
   /// outside the memory budget.
   int32_t compression_threads = 0;
+  /// Count the rows of each partition (MapOutput::partition_rows): 8 bytes per partition, for a
+  /// host that reports them (the CLI's summary). Default false.
+  bool count_partition_rows = false;
 };
 
 struct MapWriterMetrics {
@@ -123,6 +126,8 @@ struct MapOutput {
   std::string data_path;
   std::string index_path;     ///< Empty unless Spark files were written.
   std::string checksum_path;  ///< Empty unless Spark files were written with a checksum.
+  /// P row counts, when MapWriterOptions::count_partition_rows asked for them; empty otherwise.
+  std::vector<int64_t> partition_rows;
   MapWriterMetrics metrics;
 };
 

@@ -2,7 +2,7 @@
 // metadata alone: where each block starts, how many rows it holds, which codec compressed it.
 //
 // `sluice inspect` describes map outputs with it without decompressing anything, and `sluice
-// write` counts the rows it wrote to each partition from it. It checks the framing (every length
+// write` counts its input's rows from it (for progress). It checks the framing (every length
 // inside the bytes, each flatbuffer verified) but not the bodies: decoding does that.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include "sluice/base/result.h"
 #include "sluice/codec/compression.h"
 
-namespace sluice::cli {
+namespace sluice {
 
 /// One RecordBatch message of a segment.
 struct BlockLayout {
@@ -46,4 +46,4 @@ struct SegmentLayout {
 Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
                                         const std::string& source, int64_t base_offset = 0);
 
-}  // namespace sluice::cli
+}  // namespace sluice

@@ -1,0 +1,74 @@
+#include "sluice/ipc/segment_layout.h"
+
+#include <set>
+
+#include "sluice/ipc/message_reader.h"
+
+namespace sluice {
+
+std::string SegmentLayout::CodecNames() const {
+  if (blocks.empty()) return "-";
+  std::set<CompressionCodec> codecs;
+  for (const BlockLayout& block : blocks) codecs.insert(block.codec);
+  std::string names;
+  for (CompressionCodec codec : codecs) {
+    if (!names.empty()) names += "+";
+    names += CompressionCodecName(codec);
+  }
+  return names;
+}
+
+Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
+                                        const std::string& source, int64_t base_offset) {
+  SegmentLayout layout;
+  if (size == 0) return layout;
+  int64_t position = ipc::StartsWithFileMagic(data, size) ? ipc::kFileMagicPaddedSize : 0;
+  auto corrupt = [&](int64_t offset, auto&&... parts) {
+    return Status::Corrupt(source, ": byte ", base_offset + offset, ": ", parts...);
+  };
+  bool seen_schema = false;
+  while (true) {
+    const int64_t start = position;
+    SLUICE_ASSIGN_OR_RAISE(ipc::MessagePrefix prefix,
+                           ipc::ReadMessagePrefix(data + position, size - position, source,
+                                                  base_offset + position));
+    if (prefix.end_of_stream()) {
+      layout.end = position + prefix.size;
+      if (!seen_schema) return corrupt(start, "the stream ends before its Schema message");
+      return layout;
+    }
+    const int64_t metadata_offset = position + prefix.size;
+    SLUICE_ASSIGN_OR_RAISE(ipc::MessageHeader header,
+                           ipc::ReadMessageHeader(data + metadata_offset, prefix.metadata_size,
+                                                  source, base_offset + metadata_offset));
+    const int64_t body_start = metadata_offset + prefix.metadata_size;
+    if (header.body_length > size - body_start) {
+      return corrupt(position, "message body length ", header.body_length, " exceeds the ",
+                     size - body_start, " bytes left");
+    }
+    switch (header.type) {
+      case ipc::MessageType::kSchema:
+        if (seen_schema) return corrupt(start, "a second Schema message in one stream");
+        seen_schema = true;
+        layout.schema_bytes = body_start + header.body_length - start;
+        break;
+      case ipc::MessageType::kRecordBatch: {
+        if (!seen_schema) return corrupt(start, "a RecordBatch message before the Schema");
+        BlockLayout block;
+        block.offset = base_offset + start;
+        block.rows = header.rows;
+        block.metadata_bytes = prefix.size + prefix.metadata_size;
+        block.body_bytes = header.body_length;
+        block.codec = header.codec;
+        layout.rows += block.rows;
+        layout.blocks.push_back(block);
+        break;
+      }
+      default:
+        return corrupt(start, "unexpected ", header.type_name, " message");
+    }
+    position = body_start + header.body_length;
+  }
+}
+
+}  // namespace sluice
