@@ -33,18 +33,30 @@ class RowReader {
     return std::unique_ptr<RowReader>(new RowReader(std::move(converter)));
   }
 
-  /// Makes room for a block of `size` bytes and returns where the JVM copies it.
-  uint8_t* PrepareBlock(int64_t size) {
-    block_.Resize(size);
+  /// Grows the block buffer to `capacity` bytes, keeping its first `kept` bytes (the part of a
+  /// block copied in so far); returns where the JVM copies a block.
+  Result<uint8_t*> ReserveBlock(int64_t kept, int64_t capacity) {
+    if (kept < 0 || kept > block_.capacity() || capacity < kept) {
+      return Status::Invalid("ReserveBlock: keep ", kept, " of ", block_.capacity(),
+                             " bytes, grow to ", capacity);
+    }
+    block_.Resize(kept);
+    block_.Reserve(capacity);
     return block_.data();
   }
 
-  /// Starts decoding the block just copied in. `name` names it in errors.
-  void BeginBlock(std::string name) {
+  /// Starts decoding the first `size` bytes of the block buffer. `name` names it in errors.
+  Status BeginBlock(int64_t size, std::string name) {
+    if (size < 0 || size > block_.capacity()) {
+      return Status::Invalid("BeginBlock: ", size, " bytes, but the block buffer holds ",
+                             block_.capacity());
+    }
+    block_.Resize(size);
     block_name_ = std::move(name);
     position_ = 0;
     stream_index_ = 0;
     in_stream_ = false;
+    return Status::OK();
   }
 
   /// Decodes the next batch of the block into rows; returns its row count, 0 at the block's end.
@@ -118,18 +130,25 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_reader
   return handle;
 }
 
-/// Copies `length` bytes of `data` in as the next block (named `name` in errors).
-JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerLoadBlock(
-    JNIEnv* env, jclass, jlong handle, jbyteArray data, jint length, jstring name) {
+/// Grows the block buffer to `capacity` bytes, keeping its first `kept`; returns its address.
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
+    JNIEnv* env, jclass, jlong handle, jlong kept, jlong capacity) {
   auto* reader = FromHandle<RowReader>(handle);
-  sluice::jni::Run(env, "readerLoadBlock", [&] {
-    if (length < 0 || length > env->GetArrayLength(data)) {
-      return sluice::Status::Invalid("LoadBlock: length ", length, " outside the array");
-    }
-    uint8_t* target = reader->PrepareBlock(length);
-    env->GetByteArrayRegion(data, 0, length, reinterpret_cast<jbyte*>(target));
-    reader->BeginBlock(sluice::jni::ToString(env, name));
+  jlong address = 0;
+  sluice::jni::Run(env, "readerReserveBlock", [&] {
+    SLUICE_ASSIGN_OR_RAISE(uint8_t* data, reader->ReserveBlock(kept, capacity));
+    address = static_cast<jlong>(reinterpret_cast<intptr_t>(data));
     return sluice::Status::OK();
+  });
+  return address;
+}
+
+/// Starts decoding the first `length` bytes of the block buffer (named `name` in errors).
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(
+    JNIEnv* env, jclass, jlong handle, jlong length, jstring name) {
+  auto* reader = FromHandle<RowReader>(handle);
+  sluice::jni::Run(env, "readerBeginBlock", [&] {
+    return reader->BeginBlock(length, sluice::jni::ToString(env, name));
   });
 }
 

@@ -45,7 +45,15 @@ final class SluiceNative {
 
   static native long readerCreate(String sparkCatalogString);
 
-  static native void readerLoadBlock(long reader, byte[] data, int length, String name);
+  /**
+   * Grows the reader's block buffer to at least `capacity` bytes, keeping its first `kept` bytes
+   * (the part of the block copied so far), and returns its address: the JVM copies a fetched
+   * block there.
+   */
+  static native long readerReserveBlock(long reader, long kept, long capacity);
+
+  /** Starts decoding the first `length` bytes of the block buffer (named `name` in errors). */
+  static native void readerBeginBlock(long reader, long length, String name);
 
   /**
    * Decodes the next batch of the block into rows; returns the row count (0 at its end) and

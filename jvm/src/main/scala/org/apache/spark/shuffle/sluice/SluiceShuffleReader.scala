@@ -15,9 +15,11 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * or from the external shuffle service, with its own retries and flow control), Sluice decodes
  * them and converts them to UnsafeRows natively, and the JVM walks the rows in place.
  *
- * Each fetched block is one map output's bytes for the requested partitions. It is read once
- * into a reused array and copied into native memory in one call; native code decodes it batch by
- * batch (schema cached, codec contexts reused) and writes each batch's rows into a reused native
+ * Each fetched block is one map output's bytes for the requested partitions. It is read in
+ * chunks through one 64 KiB array per task and copied straight into a native buffer that grows
+ * to the largest block (a per-task 1 MiB array was a humongous allocation for G1 on a 4 GiB
+ * heap, one per reduce task however small its blocks); native code decodes it batch by batch
+ * (schema cached, codec contexts reused) and writes each batch's rows into a reused native
  * buffer. One UnsafeRow is pointed at each row in turn (pointTo(null, address, size)): one JNI
  * call per batch, none per row, no Arrow data in the JVM. Blocks are not wrapped in Spark's
  * compression or encryption streams: Sluice blocks carry their own codec.
@@ -79,7 +81,9 @@ private[spark] class SluiceShuffleReader[K, C](
     private val row = new UnsafeRow(SluiceShuffleReader.fieldCount(handle.schema))
     private val pair = new MutablePair[Int, UnsafeRow](0, row)
     private val addresses = new Array[Long](3)
-    private var bytes = new Array[Byte](1 << 20)
+    private val chunk = new Array[Byte](SluiceShuffleReader.ChunkBytes)
+    private var blockAddress = 0L
+    private var blockCapacity = 0L
     private var block: InputStream = _
     private var blockId: BlockId = _
     private var rowsBase = 0L
@@ -128,23 +132,25 @@ private[spark] class SluiceShuffleReader[K, C](
         val (id, stream) = fetcher.next()
         blockId = id
         block = stream
-        val length = readFully(stream)
-        SluiceNative.readerLoadBlock(reader, bytes, length, s"block $id")
+        val length = readIntoNative(stream)
+        SluiceNative.readerBeginBlock(reader, length, s"block $id")
       }
       false
     }
 
-    /** Reads the whole block into `bytes` (grown as needed); returns its length. */
-    private def readFully(in: InputStream): Int = {
-      var length = 0
-      var done = false
-      while (!done) {
-        if (length == bytes.length) {
-          if (bytes.length == Int.MaxValue - 8) throw new IOException(s"$blockId exceeds 2 GiB")
-          bytes = java.util.Arrays.copyOf(bytes, math.min(Int.MaxValue - 8L, bytes.length * 2L).toInt)
+    /** Copies the whole block into the reader's native block buffer; returns its length. */
+    private def readIntoNative(in: InputStream): Long = {
+      var length = 0L
+      var read = in.read(chunk)
+      while (read >= 0) {
+        if (length + read > blockCapacity) {
+          val wanted = math.max(length + read, math.max(blockCapacity * 2, chunk.length.toLong))
+          blockAddress = SluiceNative.readerReserveBlock(reader, length, wanted)
+          blockCapacity = wanted
         }
-        val read = in.read(bytes, length, bytes.length - length)
-        if (read < 0) done = true else length += read
+        Platform.copyMemory(chunk, Platform.BYTE_ARRAY_OFFSET, null, blockAddress + length, read)
+        length += read
+        read = in.read(chunk)
       }
       length
     }
@@ -179,6 +185,9 @@ private[spark] class SluiceShuffleReader[K, C](
 }
 
 private[spark] object SluiceShuffleReader {
+  /** Bytes of the array a task copies fetched blocks through. */
+  val ChunkBytes: Int = 64 * 1024
+
   /** The number of top-level fields of a "struct<c0:...,c1:...>" catalog string. */
   def fieldCount(schema: String): Int = {
     var depth = 0

@@ -60,7 +60,11 @@ private[spark] class SluiceShuffleWriter[K, V](
   private var pageBase = 0L
   private var cursor = 0L
   private var pageEnd = 0L
-  private val pointers = new Array[Long](conf.pointerBatchRows)
+  // Grows with the rows of the task, up to pointerBatchRows: a task of a few rows allocates a few
+  // KiB, not 512 KiB (half of G1's 2 MiB region on a 4 GiB heap is humongous, and thousands of
+  // small tasks allocating one each fed the collector).
+  private var pointers = new Array[Long](math.min(SluiceShuffleWriter.InitialPointers,
+    conf.pointerBatchRows))
   private var pointerCount = 0
 
   private val memory = new WriterMemory
@@ -121,7 +125,14 @@ private[spark] class SluiceShuffleWriter[K, V](
       pointerCount += 1
       cursor += needed
       rowBytes += size
-      if (pointerCount == pointers.length) addPointers()
+      if (pointerCount == pointers.length) {
+        if (pointers.length < conf.pointerBatchRows) {
+          pointers = java.util.Arrays.copyOf(pointers,
+            math.min(pointers.length * 2, conf.pointerBatchRows))
+        } else {
+          addPointers()
+        }
+      }
     }
     addPointers()
   }
@@ -246,4 +257,9 @@ private[spark] class SluiceShuffleWriter[K, V](
       acquired = 0L
     }
   }
+}
+
+private[sluice] object SluiceShuffleWriter {
+  /** Pointers a task starts with (8 KiB); the array doubles as rows come. */
+  val InitialPointers = 1024
 }
