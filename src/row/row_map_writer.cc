@@ -57,6 +57,9 @@ constexpr int64_t kPrefetchDistance = 16;
 }  // namespace
 
 class RowMapWriter::Impl {
+  // The first page's size; each later page doubles, up to page_bytes.
+  static constexpr int64_t kFirstPageBytes = int64_t{64} << 10;
+
  public:
   explicit Impl(RowMapWriterOptions options) : options_(std::move(options)) {}
   ~Impl() { Abort(); }
@@ -127,6 +130,13 @@ class RowMapWriter::Impl {
     page_used_ += needed;
     metrics_.input_bytes += size;
     return AddPointersUnchecked(&pointer, 1);
+  }
+
+  int64_t NextPageBytes(int64_t min_bytes) const {
+    const int64_t doubled = pages_made_ >= 16 ? options_.page_bytes
+                                              : std::min(options_.page_bytes,
+                                                         kFirstPageBytes << pages_made_);
+    return std::max(doubled, bits::RoundUp(min_bytes, 8));
   }
 
   Result<Page> NewPage(int64_t min_bytes) {
@@ -236,8 +246,9 @@ class RowMapWriter::Impl {
     if (pages_.size() > PackedRecordPointer::kMaxPageNumber) {
       SLUICE_RETURN_NOT_OK(DoSpill());  // 8192 pages held: the page numbers are used up
     }
-    const int64_t bytes = std::max(options_.page_bytes, bits::RoundUp(min_bytes, 8));
+    const int64_t bytes = NextPageBytes(min_bytes);
     SLUICE_RETURN_NOT_OK(Reserve(bytes));
+    pages_made_ += 1;
     held_bytes_ += bytes;
     metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
     pages_.emplace_back(bytes);
@@ -425,6 +436,7 @@ class RowMapWriter::Impl {
   bool aborted_ = false;
 
   std::vector<AlignedBuffer> pages_;
+  int64_t pages_made_ = 0;  // over the writer's life: sizes the next page
   AlignedBuffer* current_page_ = nullptr;
   int64_t page_used_ = 0;
   AlignedBuffer pointers_;  // uint64 pointers, first half used, second half sort scratch
@@ -518,6 +530,9 @@ void RowMapWriter::Abort() { impl_->Abort(); }
 int32_t RowMapWriter::partition_count() const { return impl_->partition_count(); }
 RowWriterStrategy RowMapWriter::strategy() const { return impl_->strategy(); }
 int64_t RowMapWriter::held_bytes() const { return impl_->held_bytes(); }
+int64_t RowMapWriter::NextPageBytes(int64_t min_bytes) const {
+  return impl_->NextPageBytes(min_bytes);
+}
 const MapWriterMetrics& RowMapWriter::metrics() const { return impl_->metrics(); }
 
 }  // namespace sluice

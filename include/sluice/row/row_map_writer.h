@@ -39,8 +39,11 @@ struct RowMapWriterOptions {
   /// Schema, partition count (partitioning.partition_count; the kind is ignored: rows come with
   /// their ids), codec, block size, budget, checksum and files, as for MapWriter.
   MapWriterOptions writer;
-  /// Bytes per page. 16 MiB: large enough that a page is a rare event, small enough for a task's
-  /// share of memory. At most 128 MiB (PackedRecordPointer's 27-bit offset).
+  /// Bytes per page, at most. 16 MiB: large enough that a page is a rare event, small enough for
+  /// a task's share of memory. At most 128 MiB (PackedRecordPointer's 27-bit offset). Pages
+  /// start at 64 KiB and double up to it (see NextPageBytes), so a task of a few rows takes a
+  /// few KiB, not 16 MiB: in Spark, thousands of small reduce tasks each write to the next
+  /// exchange.
   int64_t page_bytes = int64_t{16} << 20;
   /// Validate UTF-8 of string columns when converting rows (see RowToColumnarOptions).
   bool validate_utf8 = false;
@@ -78,8 +81,13 @@ class RowMapWriter {
   /// Copies one UnsafeRow of `size` bytes (a multiple of 8) for `partition`.
   Status AppendRow(uint32_t partition, const uint8_t* row, int32_t size);
 
-  /// Returns an empty page of at least `min_bytes`. Spills the rows held first when the budget
-  /// cannot take another page. Every page handed out before is then freed: report the rows of
+  /// Returns the size of the page NewPage(min_bytes) would make: the first page of a writer is
+  /// 64 KiB, each later one twice the one before, up to page_bytes; a larger row gets a page of
+  /// its own size.
+  int64_t NextPageBytes(int64_t min_bytes) const;
+
+  /// Returns an empty page of NextPageBytes(min_bytes). Spills the rows held first when the
+  /// budget cannot take another page. Every page handed out before is then freed: report the rows of
   /// the current page with AddPointers() before asking for the next one.
   Result<Page> NewPage(int64_t min_bytes);
 

@@ -62,6 +62,12 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
   return handle;
 }
 
+/// Returns the size of the next page for a row of `min_bytes` (see RowMapWriter::NextPageBytes).
+JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNextPageBytes(
+    JNIEnv*, jclass, jlong handle, jlong min_bytes) {
+  return FromHandle<RowMapWriter>(handle)->NextPageBytes(min_bytes);
+}
+
 /// Returns a new page in page_out = {number, address, capacity} and the bytes held after it.
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(
     JNIEnv* env, jclass, jlong handle, jlong min_bytes, jlongArray page_out) {

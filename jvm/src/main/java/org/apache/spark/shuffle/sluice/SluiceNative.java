@@ -22,6 +22,9 @@ final class SluiceNative {
       String sparkCatalogString, int partitionCount, String[] keys, String[] values,
       String dataPath);
 
+  /** Returns the size of the page writerNewPage would make for a row of minBytes. */
+  static native long writerNextPageBytes(long writer, long minBytes);
+
   /** Fills pageOut = {number, address, capacity}; returns the bytes held after. */
   static native long writerNewPage(long writer, long minBytes, long[] pageOut);
 

@@ -150,8 +150,9 @@ private[spark] class SluiceShuffleWriter[K, V](
   /** Reserves memory for a page of at least `needed` bytes, then takes it from native code. */
   private def newPage(needed: Long): Unit = {
     addPointers()
-    val pageBytes = math.max(conf.pageBytes, needed)
-    reserve(pageBytes)
+    // Pages start small and double up to spark.sluice.pageBytes: a task of one row reserves
+    // 64 KiB, not 16 MiB.
+    reserve(SluiceNative.writerNextPageBytes(writer, needed))
     val held = timed(SluiceNative.writerNewPage(writer, needed, pageOut))
     pageNumber = pageOut(0)
     pageBase = pageOut(1)
