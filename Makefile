@@ -18,7 +18,7 @@ CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 .PHONY: all deps build build-asan build-tsan test test-unit test-asan test-tsan test-interop test-fuzz
 .PHONY: demo bench format clean
 .PHONY: test-cli
-.PHONY: spark-deps jar test-spark spark-demo
+.PHONY: spark-deps jar test-spark spark-demo spark-bench
 
 all: build
 
@@ -89,6 +89,17 @@ test-spark: jar
 
 spark-demo: jar
 	@scripts/spark-demo.sh $(CURDIR)/$(BUILD)/sluice-spark.jar
+
+## spark-bench: Sluice against Spark's sort shuffle and Comet's native and JVM shuffles on a
+## local cluster (bench/spark/spark_bench.py; about an hour on 2 cores with the defaults); the
+## report lands in bench/results/spark/<date>/. SPARK_BENCH_ARGS="--rows 3000000 --rounds 1 ..."
+SPARK_BENCH_ARGS ?=
+spark-bench: jar
+	@mvn -B -q -o -f bench/spark/pom.xml dependency:copy-dependencies \
+	  -DoutputDirectory=$(CURDIR)/$(BUILD)/spark-bench >/dev/null 2>&1 || \
+	  mvn -B -q -f bench/spark/pom.xml dependency:copy-dependencies \
+	  -DoutputDirectory=$(CURDIR)/$(BUILD)/spark-bench
+	python3 bench/spark/spark_bench.py --jar $(CURDIR)/$(BUILD)/sluice-spark.jar $(SPARK_BENCH_ARGS)
 
 ## demo: the main job on generated data.
 demo: build

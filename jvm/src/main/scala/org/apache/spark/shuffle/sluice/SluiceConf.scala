@@ -52,8 +52,8 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
     }
   def checksumEnabled: Boolean = checksumAlgorithm != "NONE"
 
-  /** The native writer's settings, as parallel key and value arrays. */
-  def writerSettings: (Array[String], Array[String]) = {
+  /** The native writer's settings, as parallel key and value arrays (made once per executor). */
+  @transient lazy val writerSettings: (Array[String], Array[String]) = {
     val settings = Seq(
       "codec" -> codec,
       "block-rows" -> blockRows.toString,

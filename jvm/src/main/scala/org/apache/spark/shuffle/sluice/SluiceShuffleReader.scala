@@ -16,8 +16,9 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * them and converts them to UnsafeRows natively, and the JVM walks the rows in place.
  *
  * Each fetched block is one map output's bytes for the requested partitions. It is read in
- * chunks through one 64 KiB array per task and copied straight into a native buffer that grows
- * to the largest block (a per-task 1 MiB array was a humongous allocation for G1 on a 4 GiB
+ * chunks through a 64 KiB array that the tasks of an executor thread share (8,000 tiny reduce
+ * tasks each allocating their own made 512 MB of garbage) and copied straight into a native
+ * buffer that grows to the largest block (a per-task 1 MiB array was a humongous allocation for G1 on a 4 GiB
  * heap, one per reduce task however small its blocks); native code decodes it batch by batch
  * (schema cached, codec contexts reused) and writes each batch's rows into a reused native
  * buffer. One UnsafeRow is pointed at each row in turn (pointTo(null, address, size)): one JNI
@@ -81,7 +82,7 @@ private[spark] class SluiceShuffleReader[K, C](
     private val row = new UnsafeRow(SluiceShuffleReader.fieldCount(handle.schema))
     private val pair = new MutablePair[Int, UnsafeRow](0, row)
     private val addresses = new Array[Long](3)
-    private val chunk = new Array[Byte](SluiceShuffleReader.ChunkBytes)
+    private val chunk = SluiceShuffleReader.threadChunk.get()
     private var blockAddress = 0L
     private var blockCapacity = 0L
     private var block: InputStream = _
@@ -187,6 +188,9 @@ private[spark] class SluiceShuffleReader[K, C](
 private[spark] object SluiceShuffleReader {
   /** Bytes of the array a task copies fetched blocks through. */
   val ChunkBytes: Int = 64 * 1024
+
+  /** The chunk array of this executor thread, for one task at a time. */
+  private val threadChunk = ThreadLocal.withInitial[Array[Byte]](() => new Array[Byte](ChunkBytes))
 
   /** The number of top-level fields of a "struct<c0:...,c1:...>" catalog string. */
   def fieldCount(schema: String): Int = {

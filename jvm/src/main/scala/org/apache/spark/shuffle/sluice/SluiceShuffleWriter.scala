@@ -60,11 +60,9 @@ private[spark] class SluiceShuffleWriter[K, V](
   private var pageBase = 0L
   private var cursor = 0L
   private var pageEnd = 0L
-  // Grows with the rows of the task, up to pointerBatchRows: a task of a few rows allocates a few
-  // KiB, not 512 KiB (half of G1's 2 MiB region on a 4 GiB heap is humongous, and thousands of
-  // small tasks allocating one each fed the collector).
-  private var pointers = new Array[Long](math.min(SluiceShuffleWriter.InitialPointers,
-    conf.pointerBatchRows))
+  // Shared by the tasks of an executor thread, one at a time, and grown with the rows of a task up
+  // to pointerBatchRows: thousands of small tasks allocating 512 KiB each fed the collector.
+  private var pointers = SluiceShuffleWriter.threadPointers(conf.pointerBatchRows)
   private var pointerCount = 0
 
   private val memory = new WriterMemory
@@ -248,6 +246,10 @@ private[spark] class SluiceShuffleWriter[K, V](
 
   /** Frees the native writer (removing its files unless committed) and its memory. Idempotent. */
   private def close(): Unit = {
+    if (pointers != null) {
+      SluiceShuffleWriter.keepPointers(pointers)
+      pointers = null
+    }
     if (writer != 0L) {
       val handleToClose = writer
       writer = 0L
@@ -261,6 +263,22 @@ private[spark] class SluiceShuffleWriter[K, V](
 }
 
 private[sluice] object SluiceShuffleWriter {
-  /** Pointers a task starts with (8 KiB); the array doubles as rows come. */
+  /** Pointers a thread's first task starts with (8 KiB); the array doubles as rows come. */
   val InitialPointers = 1024
+
+  private val threadArray = new ThreadLocal[Array[Long]]
+
+  /** This executor thread's pointer array (at most `limit` long), for one task at a time. */
+  def threadPointers(limit: Int): Array[Long] = {
+    val kept = threadArray.get()
+    if (kept != null && kept.length <= limit) {
+      threadArray.remove()
+      kept
+    } else {
+      new Array[Long](math.min(InitialPointers, limit))
+    }
+  }
+
+  /** Gives a task's pointer array back to its thread for the next task. */
+  def keepPointers(pointers: Array[Long]): Unit = threadArray.set(pointers)
 }
