@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/utf8.h"
 
 namespace sluice {
 
@@ -233,6 +234,82 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
 
 Status ValidateArray(const ArrayData& array, std::string_view path) {
   return ArrayValidator(path).Validate(array, 0);
+}
+
+}  // namespace sluice
+
+namespace sluice {
+
+namespace {
+
+template <typename Offset>
+Status ValidateUtf8Values(const ArrayData& array, int64_t start, int64_t count,
+                          const std::string& path) {
+  const auto* offsets = reinterpret_cast<const Offset*>(array.buffers[1].data);
+  const uint8_t* bytes = array.buffers[2].data;
+  for (int64_t slot = start; slot < start + count; ++slot) {
+    const int64_t begin = static_cast<int64_t>(offsets[slot]);
+    const int64_t size = static_cast<int64_t>(offsets[slot + 1]) - begin;
+    if (size == 0) continue;
+    const int64_t bad = FindInvalidUtf8(bytes + begin, size);
+    if (bad != size) {
+      return Status::Invalid("column '", path, "': value ", slot - array.offset,
+                             " is not valid UTF-8 (byte ", bad, " of its ", size, ")");
+    }
+  }
+  return Status::OK();
+}
+
+// Slots [start, start + count) of `array` (positions in its buffers, offset included).
+Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
+                         const std::string& path) {
+  if (count <= 0) return Status::OK();
+  const DataType& type = *array.type;
+  switch (type.id()) {
+    case TypeId::kUtf8:
+      return ValidateUtf8Values<int32_t>(array, start, count, path);
+    case TypeId::kLargeUtf8:
+      return ValidateUtf8Values<int64_t>(array, start, count, path);
+    case TypeId::kStruct:
+      for (size_t i = 0; i < array.children.size(); ++i) {
+        const ArrayData& child = array.children[i];
+        // Struct children are aligned with the struct's view.
+        SLUICE_RETURN_NOT_OK(ValidateUtf8Slots(child, child.offset + (start - array.offset),
+                                               count, path + "." + type.children()[i].name));
+      }
+      return Status::OK();
+    case TypeId::kList:
+    case TypeId::kMap:
+    case TypeId::kLargeList: {
+      const bool large = type.id() == TypeId::kLargeList;
+      const uint8_t* raw = array.buffers[1].data;
+      auto offset_at = [&](int64_t slot) {
+        return large ? reinterpret_cast<const int64_t*>(raw)[slot]
+                     : static_cast<int64_t>(reinterpret_cast<const int32_t*>(raw)[slot]);
+      };
+      const ArrayData& child = array.children[0];
+      const int64_t first = offset_at(start);
+      return ValidateUtf8Slots(child, child.offset + first, offset_at(start + count) - first,
+                               path + "." + type.children()[0].name);
+    }
+    default:
+      return Status::OK();
+  }
+}
+
+bool HasUtf8(const DataType& type) {
+  if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8) return true;
+  for (const Field& child : type.children()) {
+    if (HasUtf8(*child.type)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status ValidateUtf8(const ArrayData& array, std::string_view path) {
+  if (!HasUtf8(*array.type)) return Status::OK();
+  return ValidateUtf8Slots(array, array.offset, array.length, std::string(path));
 }
 
 }  // namespace sluice

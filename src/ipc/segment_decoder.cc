@@ -616,9 +616,8 @@ class SegmentDecoder::Impl {
       const int64_t length = buffer->length();
       if (offset < 0 || length < 0 || offset > message.body_length ||
           length > message.body_length - offset) {
-        return CorruptAt(message.body_offset, "buffer ", i, " spans [", offset, ", ",
-                         offset + static_cast<uint64_t>(length), ") outside the body of ",
-                         message.body_length, " bytes");
+        return CorruptAt(message.body_offset, "buffer ", i, " at offset ", offset, " with length ",
+                         length, " lies outside the body of ", message.body_length, " bytes");
       }
       const uint8_t* bytes = message.body + offset;
       int64_t needed = 0;

@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "batch_producer_internal.h"
+#include "sluice/format/array_validate.h"
 
 namespace sluice::internal {
 
@@ -391,6 +392,12 @@ void BatchProducer::AbandonUnit() {
 }
 
 Status BatchProducer::Deliver(RecordBatch&& batch) {
+  if (options_.validate_utf8) {
+    for (size_t i = 0; i < batch.num_columns(); ++i) {
+      Status valid = ValidateUtf8(batch.column(i), batch.schema()->field(i).name);
+      if (!valid.ok()) return Status::Corrupt(segment_name_, ": ", valid.message());
+    }
+  }
   if (options_.skip_failed_sources) {
     unit_batches_.push_back(std::move(batch));
     return Status::OK();
@@ -434,3 +441,4 @@ PartitionReaderMetrics BatchProducer::metrics() const {
 }
 
 }  // namespace sluice::internal
+

@@ -68,6 +68,8 @@ Status ApplyPartitionReaderSetting(PartitionReaderSettings* settings, std::strin
     options.partition_count = static_cast<int32_t>(count);
   } else if (key == "skip-failed") {
     SLUICE_ASSIGN_OR_RAISE(options.skip_failed_sources, ParseFlag(key, value));
+  } else if (key == "validate-utf8") {
+    SLUICE_ASSIGN_OR_RAISE(options.validate_utf8, ParseFlag(key, value));
   } else if (key == "max-block-bytes") {
     SLUICE_ASSIGN_OR_RAISE(options.decoder.max_block_bytes, ParseSize(key, value));
   } else if (key == "checksum") {
@@ -78,7 +80,7 @@ Status ApplyPartitionReaderSetting(PartitionReaderSettings* settings, std::strin
     return Status::Invalid(
         "unknown reader setting '", key,
         "' (known: coalesce, batch-rows, batch-bytes, read-ahead, max-read-bytes, "
-        "pooled-read-bytes, partitions, skip-failed, max-block-bytes, checksum)");
+        "pooled-read-bytes, partitions, skip-failed, validate-utf8, max-block-bytes, checksum)");
   }
   return Status::OK();
 }

@@ -79,7 +79,7 @@ class RowMapWriter::Impl {
                              " is outside 64 bytes..128 MiB");
     }
     RowToColumnarOptions conversion;
-    conversion.validate_utf8 = options_.validate_utf8;
+    conversion.validate_utf8 = options_.writer.validate_utf8;
     SLUICE_ASSIGN_OR_RAISE(converter_, RowToColumnarConverter::Make(writer.schema, conversion));
     SLUICE_ASSIGN_OR_RAISE(encoder_, SegmentEncoder::Make(writer.schema, writer.encoding));
     budget_ = writer.memory_budget != nullptr
@@ -473,12 +473,6 @@ Status ApplyRowMapWriterSetting(RowMapWriterOptions* options, std::string_view k
     } else {
       return Status::Invalid("setting 'strategy': '", value, "' is not auto, sort or scatter");
     }
-    return Status::OK();
-  }
-  if (key == "validate-utf8") {
-    auto flag = ParseBoolean(value);
-    if (!flag.ok()) return flag.status().WithContext("setting 'validate-utf8'");
-    options->validate_utf8 = *flag;
     return Status::OK();
   }
   return ApplyMapWriterSetting(&options->writer, key, value);

@@ -9,6 +9,7 @@
 #include "compression_worker_internal.h"
 #include "rows_by_partition_internal.h"
 #include "sluice/base/check.h"
+#include "sluice/format/array_validate.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/write/map_output_files.h"
@@ -125,6 +126,11 @@ class MapWriter::Impl {
     metrics_.batches += 1;
     const int64_t rows = batch.num_rows();
     if (rows == 0) return Status::OK();
+    if (options_.validate_utf8) {
+      for (size_t i = 0; i < batch.num_columns(); ++i) {
+        SLUICE_RETURN_NOT_OK(ValidateUtf8(batch.column(i), batch.schema()->field(i).name));
+      }
+    }
     if (rows <= kMaxRowsPerSlice) return WriteRows(batch, given_ids, batch.ReferencedBytes());
     // A batch's length is 64-bit in Arrow and costs nothing to declare: 2^31 rows of no columns
     // (or of null columns) fit in 152 bytes. The per-row state (partition ids and the sort's

@@ -184,12 +184,13 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     options->checksum_path = std::string(value);
     return Status::OK();
   }
-  if (key == "spark-files" || key == "overwrite" || key == "sync") {
+  if (key == "spark-files" || key == "overwrite" || key == "sync" || key == "validate-utf8") {
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
-    (key == "spark-files" ? options->write_spark_files
-     : key == "overwrite" ? options->overwrite
-                          : options->sync) = *flag;
+    (key == "spark-files"  ? options->write_spark_files
+     : key == "overwrite"  ? options->overwrite
+     : key == "sync"       ? options->sync
+                           : options->validate_utf8) = *flag;
     return Status::OK();
   }
   return Status::Invalid(
@@ -197,7 +198,7 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
       "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
       "codec, compression-threads, block-rows, block-bytes, memory-budget, "
       "max-held-bytes, spill-dirs, checksum, data-path, spark-files, index-path, "
-      "checksum-path, overwrite, sync, flush-bytes)");
+      "checksum-path, overwrite, sync, flush-bytes, validate-utf8)");
 }
 
 }  // namespace sluice

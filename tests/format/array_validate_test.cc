@@ -275,3 +275,37 @@ TEST(ArrayValidateTest, HugeFixedSizeBinaryWidthIsCheckedWithoutOverflow) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// Strings are carried as bytes unless validate-utf8 asks: ValidateUtf8 then names the column,
+// the value and the byte, also inside lists and structs, and only within the view.
+TEST(ValidateUtf8Test, NamesTheColumnValueAndByte) {
+  const auto list_of_struct = DataType::List(Field{
+      "item", DataType::Struct({Field{"s", DataType::Utf8(), true}}), true});
+  const auto schema = std::make_shared<Schema>(std::vector<Field>{
+      Field{"text", DataType::LargeUtf8(), true}, Field{"nested", list_of_struct, true}});
+  auto builders = MakeBuilders(*schema);
+  const std::string values[] = {"plain", "天地", "bad\xC3\x28", "also fine"};
+  for (const std::string& value : values) {
+    builders[0]->AppendBytes(value.data(), static_cast<int64_t>(value.size()));
+    ArrayBuilder& element = builders[1]->child(0);
+    element.child(0).AppendBytes(value.data(), static_cast<int64_t>(value.size()));
+    element.AppendValid();
+    builders[1]->AppendValid();
+  }
+  const RecordBatch batch = FinishBatch(schema, builders);
+  Status text = ValidateUtf8(batch.column(0), "text");
+  EXPECT_EQ(text.message(), "column 'text': value 2 is not valid UTF-8 (byte 3 of its 5)");
+  Status nested = ValidateUtf8(batch.column(1), "nested");
+  EXPECT_EQ(nested.message(),
+            "column 'nested.item.s': value 2 is not valid UTF-8 (byte 3 of its 5)");
+  // A view that leaves the bad value out is valid.
+  EXPECT_TRUE(ValidateUtf8(batch.column(0).Slice(0, 2), "text").ok());
+  EXPECT_TRUE(ValidateUtf8(batch.column(1).Slice(3, 1), "nested").ok());
+  EXPECT_TRUE(ValidateUtf8(batch.column(0).Slice(3, 1), "text").ok());
+}
+
+}  // namespace
+}  // namespace sluice

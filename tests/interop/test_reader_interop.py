@@ -268,3 +268,19 @@ def test_a_missing_index_says_how_to_get_one(tmp_path):
         writer.write(pa.table({"id": [1, 2]}, schema=schema))
     with pytest.raises(sluice.SluiceError, match="spark_files=True"):
         sluice.read_partitions([str(path)], 0, 4).read_all()
+
+
+def test_invalid_utf8_is_carried_unless_validation_is_asked(tmp_path):
+    """Bytes out are bytes in; validate_utf8 on the reader refuses a string that is not UTF-8,
+    naming the partition, the column and the value."""
+    schema = pa.schema([pa.field("id", pa.int64()), pa.field("s", pa.string())])
+    binary = pa.array([b"ok", b"\xff\xfe", b"fine"], pa.binary())
+    table = pa.table({"id": [1, 2, 3], "s": binary.view(pa.string())}, schema=schema)
+    path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(schema, data_path=str(path), partitions=1, keys=["id"],
+                          spark_files=True) as writer:
+        writer.write(table)
+    read = sluice.read_partitions([str(path)], 0).read_all()
+    assert read.column("s").cast(pa.binary()).to_pylist() == [b"ok", b"\xff\xfe", b"fine"]
+    with pytest.raises(Exception, match=r"partition 0: column 's': value 1 is not valid UTF-8"):
+        sluice.read_partitions([str(path)], 0, validate_utf8=True).read_all()

@@ -352,3 +352,38 @@ TEST(MapWriterTest, ManyRowsOfNoColumnsStayWithinTheBudget) {
 
 }  // namespace
 }  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// Invalid UTF-8 went through the IPC path without a word, and no policy said so. The policy:
+// bytes out are the bytes in; validate-utf8 on the writer (or the reader) refuses them by name.
+TEST(MapWriterTest, InvalidUtf8PassesUnchangedUnlessValidated) {
+  const auto schema = std::make_shared<Schema>(std::vector<Field>{
+      Field{"id", DataType::Int64(), false}, Field{"s", DataType::Utf8(), true}});
+  auto builders = MakeBuilders(*schema);
+  const std::string values[] = {"ok", "\xFF\xFE", "fine"};
+  for (int64_t i = 0; i < 3; ++i) {
+    builders[0]->Append<int64_t>(i);
+    builders[1]->AppendBytes(values[i].data(), static_cast<int64_t>(values[i].size()));
+  }
+  const RecordBatch batch = FinishBatch(schema, builders);
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = schema;
+  options.partitioning = Hash(2, {0});
+  options.data_path = directory.Join("out.data");
+  auto output = WriteAll(options, {batch});
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(testing::CheckMapOutput(*output, {batch}, options.partitioning), 3);
+
+  options.data_path = directory.Join("checked.data");
+  ASSERT_TRUE(ApplyMapWriterSetting(&options, "validate-utf8", "true").ok());
+  auto refused = WriteAll(options, {batch});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "column 's': value 1 is not valid UTF-8 (byte 0 of its 2)");
+}
+
+}  // namespace
+}  // namespace sluice

@@ -53,4 +53,11 @@ inline constexpr int kMaxNestingDepth = 64;
 /// untrusted bytes may report it as Corrupt instead.
 Status ValidateArray(const ArrayData& array, std::string_view path);
 
+/// Checks that every utf8 and large_utf8 value of `array` (its children too) is valid UTF-8,
+/// for a host that asks (validate-utf8): Sluice otherwise carries string bytes unchanged, valid
+/// or not, as Arrow IPC does. `array` must have passed ValidateArray. Returns Invalid naming the
+/// column, the value and the byte ("column 'c3.item': value 17 is not valid UTF-8 (byte 2 of its
+/// 5)").
+Status ValidateUtf8(const ArrayData& array, std::string_view path);
+
 }  // namespace sluice

@@ -91,6 +91,11 @@ struct PartitionReaderOptions {
   /// through never leaves part of it in the result.
   bool skip_failed_sources = false;
 
+  /// Check that every string (utf8, large_utf8, nested too) of every block is valid UTF-8: a
+  /// block holding one that is not is Corrupt, naming the map output, partition, column, row and
+  /// byte. Default false: string bytes come out as they went in, valid or not (see
+  /// MapWriterOptions::validate_utf8).
+  bool validate_utf8 = false;
   /// Limits of the decoder (the largest block it will decompress). `allow_trailing_bytes` is
   /// managed by the reader.
   SegmentDecoderOptions decoder;

@@ -10,6 +10,7 @@
 //   pooled-read-bytes   byte size                              options.pooled_read_bytes
 //   partitions          integer >= 1                           options.partition_count
 //   skip-failed         true | false                           options.skip_failed_sources
+//   validate-utf8       true | false                           options.validate_utf8
 //   max-block-bytes     byte size                              options.decoder.max_block_bytes
 //   checksum            none | adler32 | crc32 | crc32c        verify_checksum
 #pragma once

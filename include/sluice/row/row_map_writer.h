@@ -45,8 +45,6 @@ struct RowMapWriterOptions {
   /// few KiB, not 16 MiB: in Spark, thousands of small reduce tasks each write to the next
   /// exchange.
   int64_t page_bytes = int64_t{16} << 20;
-  /// Validate UTF-8 of string columns when converting rows (see RowToColumnarOptions).
-  bool validate_utf8 = false;
   /// Sort or scatter; kAuto picks by partition count and row width.
   RowWriterStrategy strategy = RowWriterStrategy::kAuto;
 };
@@ -56,7 +54,7 @@ struct RowMapWriterOptions {
 RowWriterStrategy ChooseRowWriterStrategy(int32_t partition_count, int64_t row_bytes);
 
 /// Applies one setting: the row writer's own keys "page-bytes" (byte size), "strategy"
-/// (auto | sort | scatter) and "validate-utf8" (boolean), or any MapWriter setting
+/// (auto | sort | scatter), or any MapWriter setting (validate-utf8 among them)
 /// (map_writer_settings.h) to options->writer.
 Status ApplyRowMapWriterSetting(RowMapWriterOptions* options, std::string_view key,
                                 std::string_view value);

@@ -90,6 +90,12 @@ struct MapWriterOptions {
   /// target_block_bytes) plus one block and the context) and, like the encoder's own scratch,
   /// outside the memory budget.
   int32_t compression_threads = 0;
+  /// Check that every string (utf8, large_utf8, nested too) is valid UTF-8, refusing a batch
+  /// that holds one that is not, naming the column, the row and the byte. Default false: a
+  /// shuffle carries string bytes unchanged, valid or not, as Arrow IPC does (and as Spark does
+  /// with UTF8String); the bytes out are the bytes in. The reader can check too
+  /// (PartitionReaderOptions::validate_utf8). For the row writer: checked as rows are converted.
+  bool validate_utf8 = false;
   /// Count the rows of each partition (MapOutput::partition_rows): 8 bytes per partition, for a
   /// host that reports them (the CLI's summary). Default false.
   bool count_partition_rows = false;

@@ -19,6 +19,7 @@
 //   spark-files         true | false                           write_spark_files
 //   index-path, checksum-path   paths                          index_path, checksum_path
 //   overwrite, sync     true | false                           overwrite, sync
+//   validate-utf8       true | false                           validate_utf8
 //   flush-bytes         byte size                              file.flush_bytes
 #pragma once
 
