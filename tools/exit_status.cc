@@ -1,9 +1,9 @@
 #include "exit_status.h"
 
-#include "interruption.h"
-
 #include <cstdio>
 #include <string>
+
+#include "interruption.h"
 
 namespace sluice::cli {
 

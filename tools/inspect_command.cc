@@ -11,11 +11,11 @@
 #include "map_output_files.h"
 #include "mapped_file.h"
 #include "progress_bar.h"
-#include "sluice/ipc/segment_layout.h"
 #include "sluice/base/byte_size.h"
 #include "sluice/codec/checksum.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/segment_decoder.h"
+#include "sluice/ipc/segment_layout.h"
 #include "table_printer.h"
 
 namespace sluice::cli {

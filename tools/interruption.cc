@@ -39,14 +39,17 @@ void InstallInterruptionHandlers() {
   for (int signal_number : kSignals) ::sigaction(signal_number, &action, nullptr);
 }
 
-int InterruptingSignal() { return received_signal; }
+int InterruptingSignal() {
+  return received_signal;
+}
 
 Status CheckInterrupted() {
   const int signal_number = received_signal;
   if (signal_number == 0) return Status::OK();
-  return Status::Cancelled("interrupted by ", sigabbrev_np(signal_number) != nullptr
-                                                  ? std::string("SIG") + sigabbrev_np(signal_number)
-                                                  : "signal " + std::to_string(signal_number),
+  return Status::Cancelled("interrupted by ",
+                           sigabbrev_np(signal_number) != nullptr
+                               ? std::string("SIG") + sigabbrev_np(signal_number)
+                               : "signal " + std::to_string(signal_number),
                            "; nothing was committed");
 }
 

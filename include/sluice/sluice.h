@@ -124,14 +124,15 @@ void sluice_row_writer_free(SluiceRowWriter* writer);
 
 /** Converts a batch (a struct array and its schema; both consumed) into Spark UnsafeRows in the
  * UnsafeRowSerializer framing. `*out_data` (free with sluice_free) holds `*out_size` bytes. */
-int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema,
-                           uint8_t** out_data, int64_t* out_size);
+int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema, uint8_t** out_data,
+                           int64_t* out_size);
 
 /* ---- Reduce side: PartitionReader --------------------------------------------------------- */
 
-/** Options of a partition reader, set as key-value text (see sluice/read/partition_reader_settings.h
- * for every key: coalesce, batch-rows, batch-bytes, read-ahead, max-read-bytes,
- * pooled-read-bytes, partitions, skip-failed, max-block-bytes, checksum). */
+/** Options of a partition reader, set as key-value text (see
+ * sluice/read/partition_reader_settings.h for every key: coalesce, batch-rows, batch-bytes,
+ * read-ahead, max-read-bytes, pooled-read-bytes, partitions, skip-failed, max-block-bytes,
+ * checksum). */
 typedef struct SluiceReaderOptions SluiceReaderOptions;
 
 SluiceReaderOptions* sluice_reader_options_new(void);
@@ -185,8 +186,7 @@ int sluice_block_queue_push(SluiceBlockQueue* queue, const uint8_t* data, int64_
                             void (*release)(void* release_data), void* release_data);
 /** Reports a map output that could not be fetched: the stream fails with `message` after the
  * blocks pushed before it, or with "skip-failed" skips it. */
-int sluice_block_queue_push_failure(SluiceBlockQueue* queue, const char* name,
-                                    const char* message);
+int sluice_block_queue_push_failure(SluiceBlockQueue* queue, const char* name, const char* message);
 /** No more blocks: the stream ends after those pushed. */
 void sluice_block_queue_close(SluiceBlockQueue* queue);
 /** Bytes pushed and not yet taken by the stream (for a host's own back-pressure). */

@@ -1,13 +1,13 @@
 #include "sluice/base/aligned_buffer.h"
 
-#include "sluice/base/allocation_faults.h"
-
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <utility>
+
+#include "sluice/base/allocation_faults.h"
 
 namespace sluice {
 
@@ -20,7 +20,9 @@ namespace {
 // row (4.8 GB for a 2^31-row batch under a 64 MiB budget), though the heap in use stayed flat.
 constexpr int64_t kMappedBytes = int64_t{1} << 20;
 
-bool IsMapped(int64_t capacity) { return capacity >= kMappedBytes; }
+bool IsMapped(int64_t capacity) {
+  return capacity >= kMappedBytes;
+}
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -45,7 +47,9 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   return *this;
 }
 
-AlignedBuffer::~AlignedBuffer() { Release(); }
+AlignedBuffer::~AlignedBuffer() {
+  Release();
+}
 
 void AlignedBuffer::Release() {
   if (data_ != nullptr) {
@@ -64,11 +68,12 @@ void AlignedBuffer::Grow(int64_t capacity) {
   if (capacity < 0 || capacity > kMaxCapacity || allocation_faults::ShouldFail()) {
     throw std::bad_alloc();
   }
-  const int64_t target = std::max<int64_t>({capacity, std::min(capacity_ * 2, kMaxCapacity),
-                                            kAlignment});
+  const int64_t target =
+      std::max<int64_t>({capacity, std::min(capacity_ * 2, kMaxCapacity), kAlignment});
   if (!IsMapped(target)) {
     const int64_t rounded = RoundUp(target, kAlignment);
-    auto* grown = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, static_cast<size_t>(rounded)));
+    auto* grown =
+        static_cast<uint8_t*>(std::aligned_alloc(kAlignment, static_cast<size_t>(rounded)));
     if (grown == nullptr) throw std::bad_alloc();
     if (size_ > 0) std::memcpy(grown, data_, static_cast<size_t>(size_));
     std::free(data_);

@@ -27,7 +27,9 @@ void FailAllocationsAfter(int64_t allowed) {
   remaining.store(allowed);
 }
 
-void SetHook(bool (*new_hook)()) { hook.store(new_hook); }
+void SetHook(bool (*new_hook)()) {
+  hook.store(new_hook);
+}
 
 bool ShouldFail() {
   if (bool (*decide)() = hook.load(std::memory_order_relaxed)) return decide();

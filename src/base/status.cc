@@ -57,8 +57,7 @@ Pointer CopyState(const Pointer& state, typename Pointer::pointer preallocated) 
 }
 }  // namespace
 
-Status::Status(const Status& other)
-    : state_(CopyState(other.state_, PreallocatedOutOfMemory())) {}
+Status::Status(const Status& other) : state_(CopyState(other.state_, PreallocatedOutOfMemory())) {}
 
 Status& Status::operator=(const Status& other) {
   if (this != &other) state_ = CopyState(other.state_, PreallocatedOutOfMemory());

@@ -34,10 +34,16 @@ const char* LastErrorMessage() {
 
 extern "C" {
 
-const char* sluice_version(void) { return "0.1.0"; }
+const char* sluice_version(void) {
+  return "0.1.0";
+}
 
-const char* sluice_last_error(void) { return sluice::capi::LastErrorMessage(); }
+const char* sluice_last_error(void) {
+  return sluice::capi::LastErrorMessage();
+}
 
-void sluice_free(void* pointer) { std::free(pointer); }
+void sluice_free(void* pointer) {
+  std::free(pointer);
+}
 
 }  // extern "C"

@@ -5,8 +5,8 @@
 
 #include "api_status_internal.h"
 #include "map_output_handles_internal.h"
-#include "sluice/row/row_map_writer.h"
 #include "sluice/format/c_data.h"
+#include "sluice/row/row_map_writer.h"
 #include "sluice/sluice.h"
 #include "sluice/write/map_writer.h"
 #include "sluice/write/map_writer_metrics_json.h"
@@ -81,7 +81,9 @@ SluiceMapWriterOptions* sluice_map_writer_options_new(void) {
   return new (std::nothrow) SluiceMapWriterOptions();
 }
 
-void sluice_map_writer_options_free(SluiceMapWriterOptions* options) { delete options; }
+void sluice_map_writer_options_free(SluiceMapWriterOptions* options) {
+  delete options;
+}
 
 int sluice_map_writer_options_set(SluiceMapWriterOptions* options, const char* key,
                                   const char* value) {
@@ -114,14 +116,14 @@ int sluice_map_writer_options_set_range_bounds(SluiceMapWriterOptions* options,
 
 int sluice_map_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
                            SluiceMapWriter** out) {
-  return sluice::capi::ReportGuarded("sluice_map_writer_open", [&] { return sluice::capi::OpenWriter(options, schema, out); });
+  return sluice::capi::ReportGuarded(
+      "sluice_map_writer_open", [&] { return sluice::capi::OpenWriter(options, schema, out); });
 }
 
 int sluice_map_writer_write(SluiceMapWriter* writer, struct ArrowSchema* schema,
                             struct ArrowArray* batch) {
-  return sluice::capi::ReportGuarded("sluice_map_writer_write", [&] {
-    return sluice::capi::WriteBatch(writer, schema, batch);
-  });
+  return sluice::capi::ReportGuarded(
+      "sluice_map_writer_write", [&] { return sluice::capi::WriteBatch(writer, schema, batch); });
 }
 
 int sluice_map_writer_spill(SluiceMapWriter* writer) {
@@ -132,14 +134,17 @@ int sluice_map_writer_spill(SluiceMapWriter* writer) {
 }
 
 int sluice_map_writer_finish(SluiceMapWriter* writer, SluiceMapOutput** out) {
-  return sluice::capi::ReportGuarded("sluice_map_writer_finish", [&] { return sluice::capi::Finish(writer, out); });
+  return sluice::capi::ReportGuarded("sluice_map_writer_finish",
+                                     [&] { return sluice::capi::Finish(writer, out); });
 }
 
 void sluice_map_writer_abort(SluiceMapWriter* writer) {
   if (writer != nullptr) writer->writer->Abort();
 }
 
-void sluice_map_writer_free(SluiceMapWriter* writer) { delete writer; }
+void sluice_map_writer_free(SluiceMapWriter* writer) {
+  delete writer;
+}
 
 int64_t sluice_map_writer_held_bytes(const SluiceMapWriter* writer) {
   return writer != nullptr ? writer->writer->held_bytes() : 0;
@@ -172,6 +177,8 @@ const char* sluice_map_output_metrics_json(const SluiceMapOutput* output) {
   return output->metrics_json.c_str();
 }
 
-void sluice_map_output_free(SluiceMapOutput* output) { delete output; }
+void sluice_map_output_free(SluiceMapOutput* output) {
+  delete output;
+}
 
 }  // extern "C"

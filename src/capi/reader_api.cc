@@ -240,8 +240,10 @@ int sluice_reader_open_files(const char* const* data_paths, const char* const* i
                              int64_t count, int32_t start_partition, int32_t end_partition,
                              const SluiceReaderOptions* options, SluiceReadReport* report,
                              struct ArrowArrayStream* out) {
-  return sluice::capi::ReportGuarded("sluice_reader_open_files", [&] { return sluice::capi::OpenFiles(data_paths, index_paths, count, start_partition,
-                                        end_partition, options, report, out); });
+  return sluice::capi::ReportGuarded("sluice_reader_open_files", [&] {
+    return sluice::capi::OpenFiles(data_paths, index_paths, count, start_partition, end_partition,
+                                   options, report, out);
+  });
 }
 
 SluiceBlockQueue* sluice_block_queue_new(void) {
@@ -252,8 +254,10 @@ int sluice_block_queue_push(SluiceBlockQueue* queue, const uint8_t* data, int64_
                             int32_t start_partition, int32_t end_partition,
                             const int64_t* partition_lengths, const char* name,
                             void (*release)(void* release_data), void* release_data) {
-  return sluice::capi::ReportGuarded("sluice_block_queue_push", [&] { return sluice::capi::Push(queue, data, size, start_partition, end_partition,
-                                   partition_lengths, name, release, release_data); });
+  return sluice::capi::ReportGuarded("sluice_block_queue_push", [&] {
+    return sluice::capi::Push(queue, data, size, start_partition, end_partition, partition_lengths,
+                              name, release, release_data);
+  });
 }
 
 int sluice_block_queue_push_failure(SluiceBlockQueue* queue, const char* name,
@@ -282,7 +286,9 @@ void sluice_block_queue_free(SluiceBlockQueue* queue) {
 int sluice_reader_open_queue(SluiceBlockQueue* queue, struct ArrowSchema* schema,
                              const SluiceReaderOptions* options, SluiceReadReport* report,
                              struct ArrowArrayStream* out) {
-  return sluice::capi::ReportGuarded("sluice_reader_open_queue", [&] { return sluice::capi::OpenQueue(queue, schema, options, report, out); });
+  return sluice::capi::ReportGuarded("sluice_reader_open_queue", [&] {
+    return sluice::capi::OpenQueue(queue, schema, options, report, out);
+  });
 }
 
 }  // extern "C"

@@ -39,8 +39,8 @@ Status OpenRowWriter(const SluiceMapWriterOptions* settings, ArrowSchema* c_sche
 
 Status Append(SluiceRowWriter* handle, const uint32_t* partitions, const uint8_t* const* rows,
               const int32_t* sizes, int64_t count) {
-  if (handle == nullptr || (count > 0 && (partitions == nullptr || rows == nullptr ||
-                                          sizes == nullptr))) {
+  if (handle == nullptr ||
+      (count > 0 && (partitions == nullptr || rows == nullptr || sizes == nullptr))) {
     return Status::Invalid("sluice_row_writer_append: bad arguments");
   }
   for (int64_t i = 0; i < count; ++i) {
@@ -93,17 +93,22 @@ extern "C" {
 
 int sluice_row_writer_open(const SluiceMapWriterOptions* options, struct ArrowSchema* schema,
                            SluiceRowWriter** out) {
-  return sluice::capi::ReportGuarded("sluice_row_writer_open", [&] { return sluice::capi::OpenRowWriter(options, schema, out); });
+  return sluice::capi::ReportGuarded(
+      "sluice_row_writer_open", [&] { return sluice::capi::OpenRowWriter(options, schema, out); });
 }
 
 int sluice_row_writer_append(SluiceRowWriter* writer, const uint32_t* partitions,
                              const uint8_t* const* rows, const int32_t* sizes, int64_t count) {
-  return sluice::capi::ReportGuarded("sluice_row_writer_append", [&] { return sluice::capi::Append(writer, partitions, rows, sizes, count); });
+  return sluice::capi::ReportGuarded("sluice_row_writer_append", [&] {
+    return sluice::capi::Append(writer, partitions, rows, sizes, count);
+  });
 }
 
 int sluice_row_writer_append_framed(SluiceRowWriter* writer, const uint32_t* partitions,
                                     int64_t count, const uint8_t* data, int64_t size) {
-  return sluice::capi::ReportGuarded("sluice_row_writer_append_framed", [&] { return sluice::capi::AppendFramed(writer, partitions, count, data, size); });
+  return sluice::capi::ReportGuarded("sluice_row_writer_append_framed", [&] {
+    return sluice::capi::AppendFramed(writer, partitions, count, data, size);
+  });
 }
 
 int sluice_row_writer_spill(SluiceRowWriter* writer, int64_t* released) {
@@ -124,11 +129,15 @@ int sluice_row_writer_finish(SluiceRowWriter* writer, SluiceMapOutput** out) {
   });
 }
 
-void sluice_row_writer_free(SluiceRowWriter* writer) { delete writer; }
+void sluice_row_writer_free(SluiceRowWriter* writer) {
+  delete writer;
+}
 
-int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema,
-                           uint8_t** out_data, int64_t* out_size) {
-  return sluice::capi::ReportGuarded("sluice_rows_from_arrow", [&] { return sluice::capi::RowsFromArrow(batch, schema, out_data, out_size); });
+int sluice_rows_from_arrow(struct ArrowArray* batch, struct ArrowSchema* schema, uint8_t** out_data,
+                           int64_t* out_size) {
+  return sluice::capi::ReportGuarded("sluice_rows_from_arrow", [&] {
+    return sluice::capi::RowsFromArrow(batch, schema, out_data, out_size);
+  });
 }
 
 }  // extern "C"

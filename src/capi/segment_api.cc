@@ -5,8 +5,8 @@
 #include "api_status_internal.h"
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/format/c_data.h"
-#include "sluice/ipc/ipc_stream_reader.h"
 #include "sluice/ipc/ipc_format.h"
+#include "sluice/ipc/ipc_stream_reader.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/sluice.h"
 
@@ -53,10 +53,9 @@ Status DecodeSegment(const uint8_t* data, int64_t size, ArrowArrayStream* out) {
   auto owned = std::make_shared<OwnedBytes>();
   owned->bytes.Append(data, size);
   const uint8_t* start = owned->bytes.data();
-  SLUICE_ASSIGN_OR_RAISE(auto reader,
-                         IpcStreamReader::Open(start, size, owned, "segment of " +
-                                                                       std::to_string(size) +
-                                                                       " bytes"));
+  SLUICE_ASSIGN_OR_RAISE(
+      auto reader,
+      IpcStreamReader::Open(start, size, owned, "segment of " + std::to_string(size) + " bytes"));
   return ExportRecordBatchReader(std::move(reader), out);
 }
 
@@ -67,11 +66,14 @@ extern "C" {
 
 int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uint8_t** out_data,
                           int64_t* out_size) {
-  return sluice::capi::ReportGuarded("sluice_segment_encode", [&] { return sluice::capi::EncodeStream(input, codec, out_data, out_size); });
+  return sluice::capi::ReportGuarded("sluice_segment_encode", [&] {
+    return sluice::capi::EncodeStream(input, codec, out_data, out_size);
+  });
 }
 
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out) {
-  return sluice::capi::ReportGuarded("sluice_segment_decode", [&] { return sluice::capi::DecodeSegment(data, size, out); });
+  return sluice::capi::ReportGuarded("sluice_segment_decode",
+                                     [&] { return sluice::capi::DecodeSegment(data, size, out); });
 }
 
 }  // extern "C"

@@ -62,7 +62,8 @@ Result<CompressionCodec> ParseCompressionCodec(std::string_view text, int* level
   CompressionCodec codec = CompressionCodec::kNone;
   if (EqualsIgnoringCase(name, "snappy")) {
     return Status::Invalid(
-        "compression codec '", text, "' is not offered: Arrow IPC knows only LZ4_FRAME and ZSTD, "
+        "compression codec '", text,
+        "' is not offered: Arrow IPC knows only LZ4_FRAME and ZSTD, "
         "and an Arrow reader that does not know a codec may read its bytes as values (Arrow Java "
         "does); use lz4 (as fast) or zstd");
   }

@@ -28,7 +28,6 @@ Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level);
 /// Makes a decompressor reading one zstd frame per buffer (zstd_codec.cc).
 Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor();
 
-
 /// Returns Invalid unless the sizes are non-negative, pointers are set where bytes are,
 /// and `output_capacity` reaches `bound` (the codec's MaxCompressedSize of the input).
 Status CheckCompressArguments(std::string_view codec_name, const uint8_t* input, int64_t input_size,

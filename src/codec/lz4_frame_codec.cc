@@ -125,9 +125,10 @@ class Lz4FrameDecompressor final : public Decompressor {
     // LZ4F wants a real destination even when there is no room in it.
     uint8_t* destination = output_size == 0 ? &no_output_ : output;
     // Frames without checksums (Sluice's, pyarrow's) decode straight into the output.
-    SLUICE_ASSIGN_OR_RAISE(const Lz4FrameRead read,
-                           ReadLz4Frame(input, input_size, destination, output_size,
-                                        output_size == 0 ? 0 : std::max(writable_size, output_size)));
+    SLUICE_ASSIGN_OR_RAISE(
+        const Lz4FrameRead read,
+        ReadLz4Frame(input, input_size, destination, output_size,
+                     output_size == 0 ? 0 : std::max(writable_size, output_size)));
     if (read == Lz4FrameRead::kDecoded) return Status::OK();
     // The rest (frames with checksums or a dictionary id) through LZ4F, which verifies them.
     size_t decoded = static_cast<size_t>(output_size);

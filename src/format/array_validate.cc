@@ -274,8 +274,8 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
       for (size_t i = 0; i < array.children.size(); ++i) {
         const ArrayData& child = array.children[i];
         // Struct children are aligned with the struct's view.
-        SLUICE_RETURN_NOT_OK(ValidateUtf8Slots(child, child.offset + (start - array.offset),
-                                               count, path + "." + type.children()[i].name));
+        SLUICE_RETURN_NOT_OK(ValidateUtf8Slots(child, child.offset + (start - array.offset), count,
+                                               path + "." + type.children()[i].name));
       }
       return Status::OK();
     case TypeId::kList:

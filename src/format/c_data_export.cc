@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "sluice/base/failure_guard.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/format/c_data.h"
 
 namespace sluice {

@@ -37,9 +37,9 @@ Status CheckSameFields(const Schema& expected, const Schema& given, std::string_
     return text;
   };
   if (expected.num_fields() != given.num_fields()) {
-    return Status::Invalid(given_name, " has ", given.num_fields(), " columns (",
-                           describe(given), ") where ", expected_name, " has ",
-                           expected.num_fields(), " (", describe(expected), ")");
+    return Status::Invalid(given_name, " has ", given.num_fields(), " columns (", describe(given),
+                           ") where ", expected_name, " has ", expected.num_fields(), " (",
+                           describe(expected), ")");
   }
   for (size_t i = 0; i < expected.num_fields(); ++i) {
     const Field& want = expected.field(i);

@@ -12,7 +12,9 @@
 
 namespace sluice {
 
-std::string ErrnoMessage(int errno_value) { return std::strerror(errno_value); }
+std::string ErrnoMessage(int errno_value) {
+  return std::strerror(errno_value);
+}
 
 Result<std::unique_ptr<OutputFile>> OutputFile::Create(std::string path,
                                                        const OutputFileOptions& options) {
@@ -57,8 +59,8 @@ Status OutputFile::WriteAll(const uint8_t* data, int64_t size) {
     }
     if (done < 0) {
       if (injected == 0 && error == EINTR) continue;
-      return Status::IOError("cannot write ", size, " bytes to '", path_, "' at offset ",
-                             written_, ": ", ErrnoMessage(error));
+      return Status::IOError("cannot write ", size, " bytes to '", path_, "' at offset ", written_,
+                             ": ", ErrnoMessage(error));
     }
     data += done;
     size -= done;
@@ -81,12 +83,12 @@ Status OutputFile::CopyFrom(int source_fd, const std::string& source_path, int64
   bool kernel_copy = io_faults::CheckWrite(0) == 0;
   while (length > 0 && kernel_copy) {
     if (const int injected = io_faults::CheckWrite(length)) {
-      return Status::IOError("cannot copy ", length, " bytes from '", source_path, "' to '",
-                             path_, "': ", ErrnoMessage(injected));
+      return Status::IOError("cannot copy ", length, " bytes from '", source_path, "' to '", path_,
+                             "': ", ErrnoMessage(injected));
     }
     loff_t in_offset = offset;
-    const ssize_t done = ::copy_file_range(source_fd, &in_offset, fd_, nullptr,
-                                           static_cast<size_t>(length), 0);
+    const ssize_t done =
+        ::copy_file_range(source_fd, &in_offset, fd_, nullptr, static_cast<size_t>(length), 0);
     if (done < 0) {
       const int error = errno;
       if (error == EINTR) continue;

@@ -28,44 +28,47 @@ IpcDescriptorReader::~IpcDescriptorReader() = default;
 
 Result<std::unique_ptr<IpcDescriptorReader>> IpcDescriptorReader::Open(
     int fd, std::string source, IpcDescriptorReaderOptions options) {
-  return GuardFailures("IpcDescriptorReader::Open",
-                       [&]() -> Result<std::unique_ptr<IpcDescriptorReader>> {
-    std::unique_ptr<IpcDescriptorReader> reader(new IpcDescriptorReader(std::move(options)));
-    reader->fd_ = fd;
-    reader->source_ = std::move(source);
-    struct stat info;
-    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
-      reader->file_size_ = info.st_size - ::lseek(fd, 0, SEEK_CUR);
-    }
-    // The file format's magic, or the first message's prefix.
-    uint8_t start[ipc::kFileMagicPaddedSize];
-    SLUICE_RETURN_NOT_OK(reader->ReadExactly(start, 4, "the stream's first message"));
-    int64_t have = 4;
-    if (std::memcmp(start, "ARRO", 4) == 0) {
-      SLUICE_RETURN_NOT_OK(reader->ReadExactly(start + 4, 4, "the file format's magic"));
-      if (!ipc::StartsWithFileMagic(start, 8)) {
-        return Status::Corrupt(reader->source_, ": byte 0: neither an Arrow IPC stream nor file");
-      }
-      have = 0;
-    }
-    int64_t body_length = 0;
-    bool is_record_batch = false;
-    reader->header_.assign(start, start + have);
-    SLUICE_ASSIGN_OR_RAISE(bool more, reader->ReadHeader(&body_length, &is_record_batch));
-    if (!more) {
-      return Status::Corrupt(reader->source_, ": the stream ends before its Schema message");
-    }
-    if (is_record_batch || body_length != 0) {
-      return Status::Corrupt(reader->source_, ": the stream starts with a message other than "
-                             "its Schema");
-    }
-    auto schema_message = std::make_shared<AlignedBuffer>();
-    schema_message->Append(reader->header_.data(), static_cast<int64_t>(reader->header_.size()));
-    SLUICE_RETURN_NOT_OK(reader->decoder_.Begin(schema_message->data(), schema_message->size(),
-                                                schema_message, reader->source_, 0));
-    SLUICE_RETURN_NOT_OK(reader->decoder_.ReadSchema());
-    return reader;
-  });
+  return GuardFailures(
+      "IpcDescriptorReader::Open", [&]() -> Result<std::unique_ptr<IpcDescriptorReader>> {
+        std::unique_ptr<IpcDescriptorReader> reader(new IpcDescriptorReader(std::move(options)));
+        reader->fd_ = fd;
+        reader->source_ = std::move(source);
+        struct stat info;
+        if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+          reader->file_size_ = info.st_size - ::lseek(fd, 0, SEEK_CUR);
+        }
+        // The file format's magic, or the first message's prefix.
+        uint8_t start[ipc::kFileMagicPaddedSize];
+        SLUICE_RETURN_NOT_OK(reader->ReadExactly(start, 4, "the stream's first message"));
+        int64_t have = 4;
+        if (std::memcmp(start, "ARRO", 4) == 0) {
+          SLUICE_RETURN_NOT_OK(reader->ReadExactly(start + 4, 4, "the file format's magic"));
+          if (!ipc::StartsWithFileMagic(start, 8)) {
+            return Status::Corrupt(reader->source_,
+                                   ": byte 0: neither an Arrow IPC stream nor file");
+          }
+          have = 0;
+        }
+        int64_t body_length = 0;
+        bool is_record_batch = false;
+        reader->header_.assign(start, start + have);
+        SLUICE_ASSIGN_OR_RAISE(bool more, reader->ReadHeader(&body_length, &is_record_batch));
+        if (!more) {
+          return Status::Corrupt(reader->source_, ": the stream ends before its Schema message");
+        }
+        if (is_record_batch || body_length != 0) {
+          return Status::Corrupt(reader->source_,
+                                 ": the stream starts with a message other than "
+                                 "its Schema");
+        }
+        auto schema_message = std::make_shared<AlignedBuffer>();
+        schema_message->Append(reader->header_.data(),
+                               static_cast<int64_t>(reader->header_.size()));
+        SLUICE_RETURN_NOT_OK(reader->decoder_.Begin(schema_message->data(), schema_message->size(),
+                                                    schema_message, reader->source_, 0));
+        SLUICE_RETURN_NOT_OK(reader->decoder_.ReadSchema());
+        return reader;
+      });
 }
 
 Status IpcDescriptorReader::ReadExactly(uint8_t* out, int64_t size, const char* what) {
@@ -128,17 +131,15 @@ Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, bool* is_reco
   SLUICE_RETURN_NOT_OK(
       ReadExactly(header_.data() + prefix.size, prefix.metadata_size, "a message's metadata"));
   SLUICE_ASSIGN_OR_RAISE(ipc::MessageHeader header,
-                         ipc::ReadMessageHeader(header_.data() + prefix.size,
-                                                prefix.metadata_size, source_,
-                                                start + prefix.size));
+                         ipc::ReadMessageHeader(header_.data() + prefix.size, prefix.metadata_size,
+                                                source_, start + prefix.size));
   switch (header.type) {
     case ipc::MessageType::kSchema:
     case ipc::MessageType::kRecordBatch:
       break;
     case ipc::MessageType::kDictionaryBatch:
-      return Status::NotImplemented(source_, ": byte ", start,
-                                    ": dictionary-encoded columns (DictionaryBatch messages) in "
-                                    "an Arrow IPC input are not supported yet");
+      return Status::NotImplemented(source_, ": byte ", start, ": ",
+                                    ipc::kDictionaryBatchUnsupported);
     default:
       return Status::Corrupt(source_, ": byte ", start, ": unexpected ", header.type_name,
                              " message in an Arrow IPC stream");
@@ -146,8 +147,8 @@ Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, bool* is_reco
   const int64_t body_left = file_size_ >= 0 ? file_size_ - position_ : INT64_MAX;
   const int64_t body_limit = std::min(options_.decoder.max_block_bytes, body_left);
   if (header.body_length > body_limit) {
-    return Status::Corrupt(source_, ": byte ", start, ": message body length ",
-                           header.body_length, " exceeds the ", body_limit,
+    return Status::Corrupt(source_, ": byte ", start, ": message body length ", header.body_length,
+                           " exceeds the ", body_limit,
                            file_size_ >= 0 && body_left < options_.decoder.max_block_bytes
                                ? " bytes left in the file"
                                : " bytes a block may have");

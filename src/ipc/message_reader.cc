@@ -66,7 +66,8 @@ Result<MessageHeader> ReadMessageHeader(const uint8_t* metadata, int64_t size,
   flatbuffers::Verifier verifier(metadata, static_cast<size_t>(size), kMaxFlatbufferDepth,
                                  kMaxFlatbufferTables);
   if (!fb::VerifyMessageBuffer(verifier)) {
-    return corrupt("message metadata (", size, " bytes) is not a valid Arrow IPC Message "
+    return corrupt("message metadata (", size,
+                   " bytes) is not a valid Arrow IPC Message "
                    "flatbuffer");
   }
   const fb::Message* message = fb::GetMessage(metadata);
@@ -109,8 +110,7 @@ Result<MessageHeader> ReadMessageHeader(const uint8_t* metadata, int64_t size,
           header.codec = CompressionCodec::kZstd;
           break;
         default:
-          return corrupt("unknown body compression codec ",
-                         static_cast<int>(compression->codec()));
+          return corrupt("unknown body compression codec ", static_cast<int>(compression->codec()));
       }
     }
   }

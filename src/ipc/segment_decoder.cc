@@ -1,4 +1,3 @@
-#include "sluice/base/failure_guard.h"
 #include "sluice/ipc/segment_decoder.h"
 
 #include <algorithm>
@@ -16,9 +15,11 @@
 #include "schema_message_internal.h"
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/codec/compression.h"
 #include "sluice/format/array_validate.h"
 #include "sluice/ipc/ipc_format.h"
+#include "sluice/ipc/message_reader.h"
 #include "verified_layout_internal.h"
 
 namespace sluice {
@@ -304,8 +305,8 @@ class SegmentDecoder::Impl {
         case fb::MessageHeader::Schema:
           return CorruptAt(message.start, "a second Schema message in one stream");
         case fb::MessageHeader::DictionaryBatch:
-          return Status::NotImplemented(source_, ": byte ", base_offset_ + message.start,
-                                        ": dictionary batches are not supported");
+          return Status::NotImplemented(source_, ": byte ", base_offset_ + message.start, ": ",
+                                        ipc::kDictionaryBatchUnsupported);
         default:
           return CorruptAt(message.start, "unexpected message type ",
                            static_cast<int>(message.flatbuffer->header_type()));

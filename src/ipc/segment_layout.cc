@@ -29,9 +29,9 @@ Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
   bool seen_schema = false;
   while (true) {
     const int64_t start = position;
-    SLUICE_ASSIGN_OR_RAISE(ipc::MessagePrefix prefix,
-                           ipc::ReadMessagePrefix(data + position, size - position, source,
-                                                  base_offset + position));
+    SLUICE_ASSIGN_OR_RAISE(
+        ipc::MessagePrefix prefix,
+        ipc::ReadMessagePrefix(data + position, size - position, source, base_offset + position));
     if (prefix.end_of_stream()) {
       layout.end = position + prefix.size;
       if (!seen_schema) return corrupt(start, "the stream ends before its Schema message");

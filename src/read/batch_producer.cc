@@ -151,13 +151,11 @@ Result<BatchProducer::Outcome> BatchProducer::ReadSchema(bool wait) {
 Status BatchProducer::ReadSchemaOfFiles() {
   if (file_with_data_ < 0) return Status::OK();
   const auto& file = std::get<MapOutputFile>(sources_[static_cast<size_t>(file_with_data_)]);
-  const std::string name =
-      file.name.empty()
-          ? "map output " + std::to_string(file_with_data_) + " (" + file.data_path + ")"
-          : file.name;
-  SLUICE_ASSIGN_OR_RAISE(auto reader, MapOutputFileReader::Open(file, name,
-                                                                options_.partition_count,
-                                                                &file_counters_));
+  const std::string name = file.name.empty() ? "map output " + std::to_string(file_with_data_) +
+                                                   " (" + file.data_path + ")"
+                                             : file.name;
+  SLUICE_ASSIGN_OR_RAISE(auto reader, MapOutputFileReader::Open(
+                                          file, name, options_.partition_count, &file_counters_));
   SLUICE_ASSIGN_OR_RAISE(std::optional<SegmentBlock> message,
                          reader->ReadSchemaMessage(&file_counters_));
   if (!message.has_value()) return Status::OK();
@@ -441,4 +439,3 @@ PartitionReaderMetrics BatchProducer::metrics() const {
 }
 
 }  // namespace sluice::internal
-

@@ -1,8 +1,8 @@
-#include "sluice/base/failure_guard.h"
 #include "sluice/read/partition_reader.h"
 
 #include "batch_producer_internal.h"
 #include "read_ahead_thread_internal.h"
+#include "sluice/base/failure_guard.h"
 
 namespace sluice {
 

@@ -41,8 +41,8 @@ void ReadAheadThread::Run() {
     }
     if (stop_.load()) return;
     RecordBatch batch;
-    Result<BatchProducer::Outcome> outcome = GuardFailures(
-        "reading ahead", [&] { return producer_->Next(/*wait=*/true, &batch); });
+    Result<BatchProducer::Outcome> outcome =
+        GuardFailures("reading ahead", [&] { return producer_->Next(/*wait=*/true, &batch); });
     const PartitionReaderMetrics metrics = producer_->metrics();
     const auto& failures = producer_->failures();
     {

@@ -1,4 +1,3 @@
-#include "sluice/base/failure_guard.h"
 #include "sluice/row/row_map_writer.h"
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/byte_size.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/segment_encoder.h"
@@ -133,9 +133,9 @@ class RowMapWriter::Impl {
   }
 
   int64_t NextPageBytes(int64_t min_bytes) const {
-    const int64_t doubled = pages_made_ >= 16 ? options_.page_bytes
-                                              : std::min(options_.page_bytes,
-                                                         kFirstPageBytes << pages_made_);
+    const int64_t doubled = pages_made_ >= 16
+                                ? options_.page_bytes
+                                : std::min(options_.page_bytes, kFirstPageBytes << pages_made_);
     return std::max(doubled, bits::RoundUp(min_bytes, 8));
   }
 
@@ -414,8 +414,8 @@ class RowMapWriter::Impl {
     metrics_.batches = encoder_metrics.blocks;
     metrics_.blocks = encoder_metrics.blocks;
     // What the flushes spent neither in the codec nor in file writes was converting rows.
-    metrics_.gather_nanos = file_metrics.flush_nanos - file_metrics.write_nanos -
-                            encoder_metrics.compress_nanos;
+    metrics_.gather_nanos =
+        file_metrics.flush_nanos - file_metrics.write_nanos - encoder_metrics.compress_nanos;
     metrics_.compress_nanos = encoder_metrics.compress_nanos;
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
@@ -505,8 +505,7 @@ auto RowMapWriter::Guarded(std::string_view where, Body&& body) -> decltype(body
 }
 
 Status RowMapWriter::AppendRow(uint32_t partition, const uint8_t* row, int32_t size) {
-  return Guarded("RowMapWriter::AppendRow",
-                 [&] { return impl_->AppendRow(partition, row, size); });
+  return Guarded("RowMapWriter::AppendRow", [&] { return impl_->AppendRow(partition, row, size); });
 }
 Result<RowMapWriter::Page> RowMapWriter::NewPage(int64_t min_bytes) {
   return Guarded("RowMapWriter::NewPage", [&] { return impl_->NewPage(min_bytes); });
@@ -520,13 +519,23 @@ Result<int64_t> RowMapWriter::Spill() {
 Result<MapOutput> RowMapWriter::Finish() {
   return Guarded("RowMapWriter::Finish", [&] { return impl_->Finish(); });
 }
-void RowMapWriter::Abort() { impl_->Abort(); }
-int32_t RowMapWriter::partition_count() const { return impl_->partition_count(); }
-RowWriterStrategy RowMapWriter::strategy() const { return impl_->strategy(); }
-int64_t RowMapWriter::held_bytes() const { return impl_->held_bytes(); }
+void RowMapWriter::Abort() {
+  impl_->Abort();
+}
+int32_t RowMapWriter::partition_count() const {
+  return impl_->partition_count();
+}
+RowWriterStrategy RowMapWriter::strategy() const {
+  return impl_->strategy();
+}
+int64_t RowMapWriter::held_bytes() const {
+  return impl_->held_bytes();
+}
 int64_t RowMapWriter::NextPageBytes(int64_t min_bytes) const {
   return impl_->NextPageBytes(min_bytes);
 }
-const MapWriterMetrics& RowMapWriter::metrics() const { return impl_->metrics(); }
+const MapWriterMetrics& RowMapWriter::metrics() const {
+  return impl_->metrics();
+}
 
 }  // namespace sluice

@@ -1,4 +1,3 @@
-#include "sluice/base/utf8.h"
 #include "sluice/row/row_to_columnar_converter.h"
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include "row/unsafe_row_layout_internal.h"
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/utf8.h"
 #include "sluice/row/spark_type.h"
 
 namespace sluice {

@@ -1,7 +1,7 @@
 #include "base/poll_until_internal.h"
 #include "compression_worker_internal.h"
-#include "sluice/base/failure_guard.h"
 #include "sluice/base/check.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/stopwatch.h"
 
 namespace sluice::internal {

@@ -40,7 +40,8 @@ Status CommitRename(const std::string& from, const std::string& to, bool overwri
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) != 0) {
     const int error = errno;
     if (error == EEXIST) {
-      return Status::IOError("'", to, "' appeared while this task ran; a committed map output "
+      return Status::IOError("'", to,
+                             "' appeared while this task ran; a committed map output "
                              "is never overwritten");
     }
     return Status::IOError("cannot rename '", from, "' to '", to, "': ", ErrnoMessage(error));
@@ -64,7 +65,9 @@ MapOutputFiles::MapOutputFiles(MapOutputFilesOptions options, int32_t partition_
       partition_count_(partition_count),
       schema_message_(schema_message.begin(), schema_message.end()) {}
 
-MapOutputFiles::~MapOutputFiles() { Abort(); }
+MapOutputFiles::~MapOutputFiles() {
+  Abort();
+}
 
 Result<std::unique_ptr<MapOutputFiles>> MapOutputFiles::Create(
     MapOutputFilesOptions options, int32_t partition_count,
@@ -78,15 +81,16 @@ Result<std::unique_ptr<MapOutputFiles>> MapOutputFiles::Create(
     if (options.overwrite) {
       SLUICE_RETURN_NOT_OK(CheckReplaceable(*path));
     } else if (FileExists(*path)) {
-      return Status::IOError("'", *path, "' already exists; a committed map output is never "
+      return Status::IOError("'", *path,
+                             "' already exists; a committed map output is never "
                              "overwritten (set overwrite to replace it)");
     }
   }
   std::unique_ptr<MapOutputFiles> files(
       new MapOutputFiles(std::move(options), partition_count, schema_message));
-  SLUICE_ASSIGN_OR_RAISE(files->data_file_,
-                         OutputFile::Create(TemporaryPathFor(files->options_.data_path),
-                                            files->options_.file));
+  SLUICE_ASSIGN_OR_RAISE(
+      files->data_file_,
+      OutputFile::Create(TemporaryPathFor(files->options_.data_path), files->options_.file));
   // The pieces every non-empty partition starts and ends with, checksummed once.
   const ChecksumAlgorithm algorithm = files->options_.checksum;
   files->schema_checksum_ =
@@ -114,7 +118,8 @@ MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options) {
   MapOutputFilesOptions files;
   files.data_path = options.data_path;
   files.spill_directories = options.spill_directories;
-  if (files.spill_directories.empty()) files.spill_directories.push_back(DirectoryOf(options.data_path));
+  if (files.spill_directories.empty())
+    files.spill_directories.push_back(DirectoryOf(options.data_path));
   files.checksum = options.checksum;
   files.overwrite = options.overwrite;
   files.sync = options.sync;
@@ -306,8 +311,8 @@ Status MapOutputFiles::RemoveReplacedSiblings(const std::vector<std::string>& si
     if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       const int error = errno;
-      return Status::IOError("cannot remove '", path, "' of the replaced map output: ",
-                             ErrnoMessage(error));
+      return Status::IOError("cannot remove '", path,
+                             "' of the replaced map output: ", ErrnoMessage(error));
     }
   }
   return Status::OK();

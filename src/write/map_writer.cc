@@ -1,4 +1,3 @@
-#include "sluice/base/failure_guard.h"
 #include "sluice/write/map_writer.h"
 
 #include <algorithm>
@@ -9,8 +8,9 @@
 #include "compression_worker_internal.h"
 #include "rows_by_partition_internal.h"
 #include "sluice/base/check.h"
-#include "sluice/format/array_validate.h"
+#include "sluice/base/failure_guard.h"
 #include "sluice/base/stopwatch.h"
+#include "sluice/format/array_validate.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/write/map_output_files.h"
 
@@ -119,8 +119,8 @@ class MapWriter::Impl {
   Status DoWrite(const RecordBatch& batch, const uint32_t* given_ids) {
     if (batch.schema() != options_.schema && batch.schema() != last_checked_schema_) {
       if (batch.schema() == nullptr) return Status::Invalid("the batch has no schema");
-      SLUICE_RETURN_NOT_OK(CheckSameFields(*options_.schema, *batch.schema(), "the writer's schema",
-                                           "the batch"));
+      SLUICE_RETURN_NOT_OK(
+          CheckSameFields(*options_.schema, *batch.schema(), "the writer's schema", "the batch"));
       last_checked_schema_ = batch.schema();
     }
     metrics_.batches += 1;
@@ -150,9 +150,8 @@ class MapWriter::Impl {
   // charged as `input_bytes`.
   Status WriteRows(const RecordBatch& batch, const uint32_t* given_ids, int64_t input_bytes) {
     const int64_t rows = batch.num_rows();
-    const int64_t charged_bytes =
-        input_bytes +
-        rows * (static_cast<int64_t>(sizeof(uint32_t)) + RowsByPartition::kBytesPerRow);
+    const int64_t charged_bytes = input_bytes + rows * (static_cast<int64_t>(sizeof(uint32_t)) +
+                                                        RowsByPartition::kBytesPerRow);
     if (!budget_->TryReserve(charged_bytes)) {
       SLUICE_RETURN_NOT_OK(DoSpill());
       // One batch larger than the budget is still taken; it goes out with the next spill.

@@ -187,10 +187,10 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
   if (key == "spark-files" || key == "overwrite" || key == "sync" || key == "validate-utf8") {
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
-    (key == "spark-files"  ? options->write_spark_files
-     : key == "overwrite"  ? options->overwrite
-     : key == "sync"       ? options->sync
-                           : options->validate_utf8) = *flag;
+    (key == "spark-files" ? options->write_spark_files
+     : key == "overwrite" ? options->overwrite
+     : key == "sync"      ? options->sync
+                          : options->validate_utf8) = *flag;
     return Status::OK();
   }
   return Status::Invalid(

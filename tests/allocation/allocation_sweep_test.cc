@@ -56,7 +56,9 @@ void* operator new(std::size_t size) {
   if (void* pointer = Allocate(size, 0)) return pointer;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new[](std::size_t size) {
+  return operator new(size);
+}
 void* operator new(std::size_t size, std::align_val_t alignment) {
   if (void* pointer = Allocate(size, static_cast<std::size_t>(alignment))) return pointer;
   throw std::bad_alloc();
@@ -64,17 +66,33 @@ void* operator new(std::size_t size, std::align_val_t alignment) {
 void* operator new[](std::size_t size, std::align_val_t alignment) {
   return operator new(size, alignment);
 }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return Allocate(size, 0); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return Allocate(size, 0);
+}
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   return Allocate(size, 0);
 }
-void operator delete(void* pointer) noexcept { std::free(pointer); }
-void operator delete[](void* pointer) noexcept { std::free(pointer); }
-void operator delete(void* pointer, std::size_t) noexcept { std::free(pointer); }
-void operator delete[](void* pointer, std::size_t) noexcept { std::free(pointer); }
-void operator delete(void* pointer, std::align_val_t) noexcept { std::free(pointer); }
-void operator delete[](void* pointer, std::align_val_t) noexcept { std::free(pointer); }
-void operator delete(void* pointer, std::size_t, std::align_val_t) noexcept { std::free(pointer); }
+void operator delete(void* pointer) noexcept {
+  std::free(pointer);
+}
+void operator delete[](void* pointer) noexcept {
+  std::free(pointer);
+}
+void operator delete(void* pointer, std::size_t) noexcept {
+  std::free(pointer);
+}
+void operator delete[](void* pointer, std::size_t) noexcept {
+  std::free(pointer);
+}
+void operator delete(void* pointer, std::align_val_t) noexcept {
+  std::free(pointer);
+}
+void operator delete[](void* pointer, std::align_val_t) noexcept {
+  std::free(pointer);
+}
+void operator delete(void* pointer, std::size_t, std::align_val_t) noexcept {
+  std::free(pointer);
+}
 void operator delete[](void* pointer, std::size_t, std::align_val_t) noexcept {
   std::free(pointer);
 }
@@ -116,8 +134,9 @@ RecordBatch Table() {
 using Settings = std::vector<std::pair<std::string, std::string>>;
 
 Settings WriterSettings(const std::string& data_path) {
-  return {{"partitions", "7"},     {"keys", "c0"},           {"codec", "lz4"},
-          {"spark-files", "true"}, {"memory-budget", "8KiB"},   {"data-path", data_path}};
+  return {{"partitions", "7"},       {"keys", "c0"},
+          {"codec", "lz4"},          {"spark-files", "true"},
+          {"memory-budget", "8KiB"}, {"data-path", data_path}};
 }
 
 // Writes a batch through the C API with `settings`; returns the first failure.
@@ -133,7 +152,8 @@ Failure WriteThroughCApi(const Settings& settings, ArrowSchema* schema, ArrowSch
   SluiceMapOutput* output = nullptr;
   int code = SLUICE_OK;
   for (const auto& [key, value] : settings) {
-    if (code == SLUICE_OK) code = sluice_map_writer_options_set(options, key.c_str(), value.c_str());
+    if (code == SLUICE_OK)
+      code = sluice_map_writer_options_set(options, key.c_str(), value.c_str());
   }
   if (code == SLUICE_OK) code = sluice_map_writer_open(options, schema, &writer);
   if (code == SLUICE_OK) code = sluice_map_writer_write(writer, batch_schema, batch);
@@ -227,10 +247,10 @@ TEST(AllocationSweepTest, EveryFailedAllocationOfAReadIsAnError) {
     ASSERT_TRUE(ExportSchema(*table.schema(), &schema).ok());
     ASSERT_TRUE(ExportSchema(*table.schema(), &batch_schema).ok());
     ASSERT_TRUE(ExportRecordBatch(table, &batch).ok());
-    ASSERT_EQ(WriteThroughCApi(WriterSettings(directory.Join("map.data")), &schema, &batch_schema,
-                               &batch)
-                  .code,
-              SLUICE_OK);
+    ASSERT_EQ(
+        WriteThroughCApi(WriterSettings(directory.Join("map.data")), &schema, &batch_schema, &batch)
+            .code,
+        SLUICE_OK);
   }
   const std::string data_path = directory.Join("map.data");
   int64_t runs = 0;

@@ -282,8 +282,8 @@ namespace {
 // Strings are carried as bytes unless validate-utf8 asks: ValidateUtf8 then names the column,
 // the value and the byte, also inside lists and structs, and only within the view.
 TEST(ValidateUtf8Test, NamesTheColumnValueAndByte) {
-  const auto list_of_struct = DataType::List(Field{
-      "item", DataType::Struct({Field{"s", DataType::Utf8(), true}}), true});
+  const auto list_of_struct =
+      DataType::List(Field{"item", DataType::Struct({Field{"s", DataType::Utf8(), true}}), true});
   const auto schema = std::make_shared<Schema>(std::vector<Field>{
       Field{"text", DataType::LargeUtf8(), true}, Field{"nested", list_of_struct, true}});
   auto builders = MakeBuilders(*schema);

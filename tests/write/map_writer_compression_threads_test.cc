@@ -95,8 +95,8 @@ TEST_P(CompressionThreadsIdentityTest, OutputIsByteIdenticalToInline) {
 
 std::vector<IdentityCase> IdentityCases() {
   std::vector<IdentityCase> cases;
-  for (CompressionCodec codec : {CompressionCodec::kNone, CompressionCodec::kLz4Frame,
-                                 CompressionCodec::kZstd}) {
+  for (CompressionCodec codec :
+       {CompressionCodec::kNone, CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
     for (int32_t partitions : {1, 16, 200, 2000}) {
       for (int budget : {0, 1, 2}) cases.push_back(IdentityCase{codec, partitions, budget});
     }

@@ -1,7 +1,6 @@
 // Faults: a disk that fails mid-write, an abort, an exhausted budget, unusable directories.
 // Each reports what happened and leaves no file behind.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -305,14 +305,13 @@ TEST(MapWriterTest, AColumnOfAnotherTypeIsNamedWithBothTypes) {
             "column 1 'price': the writer's schema has double, the batch has int32");
 }
 
-
 // A batch may declare up to 2^63 rows, and 2^31 rows of no columns (or of null columns) take 152
 // bytes of IPC. The writer made its per-row state (partition ids, the sort's lists) for the
 // whole batch at once: 8 GiB past a 64 MiB budget. It now takes a batch a slice at a time.
 TEST(MapWriterTest, ABatchLongerThanASliceIsPartitionedASliceAtATime) {
   const int64_t rows = 2'500'000;  // two and a half slices
-  const auto schema = std::make_shared<Schema>(std::vector<Field>{
-      Field{"k", DataType::Int64(), false}, Field{"n", DataType::Null(), true}});
+  const auto schema = std::make_shared<Schema>(
+      std::vector<Field>{Field{"k", DataType::Int64(), false}, Field{"n", DataType::Null(), true}});
   const RecordBatch keyed = testing::RandomBatch(schema, rows, /*seed=*/3);
   for (PartitionKind kind : {PartitionKind::kHash, PartitionKind::kRoundRobin}) {
     testing::TemporaryDirectory directory;
@@ -381,8 +380,7 @@ TEST(MapWriterTest, InvalidUtf8PassesUnchangedUnlessValidated) {
   ASSERT_TRUE(ApplyMapWriterSetting(&options, "validate-utf8", "true").ok());
   auto refused = WriteAll(options, {batch});
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().message(),
-            "column 's': value 1 is not valid UTF-8 (byte 0 of its 2)");
+  EXPECT_EQ(refused.status().message(), "column 's': value 1 is not valid UTF-8 (byte 0 of its 2)");
 }
 
 }  // namespace

@@ -37,7 +37,9 @@ auto GuardFailures(std::string_view where, Body&& body) -> decltype(body()) {
 }
 
 /// Returns whether a Status or a Result<T> failed for want of memory.
-inline bool FailedOutOfMemory(const Status& status) { return status.IsOutOfMemory(); }
+inline bool FailedOutOfMemory(const Status& status) {
+  return status.IsOutOfMemory();
+}
 template <typename T>
 bool FailedOutOfMemory(const Result<T>& result) {
   return !result.ok() && result.status().IsOutOfMemory();

@@ -17,10 +17,10 @@ namespace sluice {
 /// Classifies why an operation failed, so callers can react without parsing messages.
 enum class StatusCode : unsigned char {
   kOk = 0,
-  kInvalid,         ///< Bad arguments or options given by the caller.
-  kCorrupt,         ///< Input bytes that do not follow the format (truncated, bit flips, bad lengths).
-  kIOError,         ///< The file system or a device refused an operation.
-  kOutOfMemory,     ///< A memory reservation could not be satisfied, even after spilling.
+  kInvalid,      ///< Bad arguments or options given by the caller.
+  kCorrupt,      ///< Input bytes that do not follow the format (truncated, bit flips, bad lengths).
+  kIOError,      ///< The file system or a device refused an operation.
+  kOutOfMemory,  ///< A memory reservation could not be satisfied, even after spilling.
   kNotImplemented,  ///< A valid request for something Sluice does not support (yet).
   kCancelled,       ///< The operation was aborted by its owner.
 };
@@ -112,9 +112,9 @@ class [[nodiscard]] Status {
 }  // namespace sluice
 
 /// Returns from the current function if `expr` (a Status) is not OK.
-#define SLUICE_RETURN_NOT_OK(expr)                  \
-  do {                                              \
-    ::sluice::Status sluice_status_ = (expr);       \
+#define SLUICE_RETURN_NOT_OK(expr)                   \
+  do {                                               \
+    ::sluice::Status sluice_status_ = (expr);        \
     if (!sluice_status_.ok()) return sluice_status_; \
   } while (false)
 
@@ -126,7 +126,7 @@ class [[nodiscard]] Status {
 #define SLUICE_ASSIGN_OR_RAISE(lhs, rexpr) \
   SLUICE_ASSIGN_OR_RAISE_IMPL(SLUICE_CONCAT(sluice_result_, __LINE__), lhs, rexpr)
 
-#define SLUICE_ASSIGN_OR_RAISE_IMPL(result_name, lhs, rexpr) \
-  auto result_name = (rexpr);                                \
+#define SLUICE_ASSIGN_OR_RAISE_IMPL(result_name, lhs, rexpr)     \
+  auto result_name = (rexpr);                                    \
   if (!result_name.ok()) return std::move(result_name).status(); \
   lhs = std::move(result_name).ValueUnsafe();

@@ -85,8 +85,8 @@ class RowMapWriter {
   int64_t NextPageBytes(int64_t min_bytes) const;
 
   /// Returns an empty page of NextPageBytes(min_bytes). Spills the rows held first when the
-  /// budget cannot take another page. Every page handed out before is then freed: report the rows of
-  /// the current page with AddPointers() before asking for the next one.
+  /// budget cannot take another page. Every page handed out before is then freed: report the rows
+  /// of the current page with AddPointers() before asking for the next one.
   Result<Page> NewPage(int64_t min_bytes);
 
   /// Records rows the host copied into pages, as PackedRecordPointers whose offset is that of the

@@ -60,8 +60,8 @@ MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options);
 class MapOutputFiles {
  public:
   /// Appends partition `p`'s blocks to `file`, updating `checksum` with the bytes it appends.
-  using EncodePartition = std::function<Status(int32_t partition, OutputFile* file,
-                                               Checksum* checksum)>;
+  using EncodePartition =
+      std::function<Status(int32_t partition, OutputFile* file, Checksum* checksum)>;
   /// Returns whether the writer holds rows of partition `p`.
   using HasRows = std::function<bool(int32_t partition)>;
 

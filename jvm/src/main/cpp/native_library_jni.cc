@@ -1,13 +1,13 @@
 // The library's identity: lets the JVM check that the library it loaded answers.
 #include <jni.h>
 
-#include "sluice/row/spark_type.h"
 #include "jni_bridge.h"
+#include "sluice/row/spark_type.h"
 
 extern "C" {
 
 JNIEXPORT jstring JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_version(JNIEnv* env,
-                                                                                     jclass) {
+                                                                                    jclass) {
   return env->NewStringUTF("sluice 0.1.0");
 }
 

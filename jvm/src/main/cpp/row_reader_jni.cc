@@ -65,9 +65,9 @@ class RowReader {
     while (true) {
       if (!in_stream_) {
         if (position_ >= block_.size()) return int64_t{0};
-        SLUICE_RETURN_NOT_OK(decoder_.Begin(
-            block_.data() + position_, block_.size() - position_, nullptr,
-            block_name_ + " stream " + std::to_string(stream_index_), position_));
+        SLUICE_RETURN_NOT_OK(
+            decoder_.Begin(block_.data() + position_, block_.size() - position_, nullptr,
+                           block_name_ + " stream " + std::to_string(stream_index_), position_));
         in_stream_ = true;
       }
       SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder_.Next());
@@ -136,7 +136,7 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_reader
   auto* reader = FromHandle<RowReader>(handle);
   jlong address = 0;
   sluice::jni::Run(env, "readerReserveBlock", [&] {
-    SLUICE_ASSIGN_OR_RAISE(uint8_t* data, reader->ReserveBlock(kept, capacity));
+    SLUICE_ASSIGN_OR_RAISE(uint8_t * data, reader->ReserveBlock(kept, capacity));
     address = static_cast<jlong>(reinterpret_cast<intptr_t>(data));
     return sluice::Status::OK();
   });
@@ -147,9 +147,8 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_reader
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(
     JNIEnv* env, jclass, jlong handle, jlong length, jstring name) {
   auto* reader = FromHandle<RowReader>(handle);
-  sluice::jni::Run(env, "readerBeginBlock", [&] {
-    return reader->BeginBlock(length, sluice::jni::ToString(env, name));
-  });
+  sluice::jni::Run(env, "readerBeginBlock",
+                   [&] { return reader->BeginBlock(length, sluice::jni::ToString(env, name)); });
 }
 
 /// Decodes the next batch into rows. Returns the row count (0 at the end of the block) and
@@ -178,14 +177,13 @@ JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerN
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(
     JNIEnv* env, jclass, jlong handle, jlongArray metrics) {
   const sluice::SegmentDecoderMetrics& m = FromHandle<RowReader>(handle)->decoder_metrics();
-  const jlong values[5] = {m.segments, m.blocks, m.rows, m.decompressed_bytes,
-                           m.decompress_nanos};
+  const jlong values[5] = {m.segments, m.blocks, m.rows, m.decompressed_bytes, m.decompress_nanos};
   env->SetLongArrayRegion(metrics, 0, 5, values);
 }
 
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(JNIEnv*,
-                                                                                      jclass,
-                                                                                      jlong handle) {
+                                                                                     jclass,
+                                                                                     jlong handle) {
   delete FromHandle<RowReader>(handle);
 }
 

@@ -51,11 +51,10 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
   jlong handle = 0;
   sluice::jni::Run(env, "writerCreate", [&] {
     SLUICE_ASSIGN_OR_RAISE(
-        auto writer,
-        sluice::jni::MakeWriter(sluice::jni::ToString(env, schema), partition_count,
-                                sluice::jni::ToStrings(env, keys),
-                                sluice::jni::ToStrings(env, values),
-                                sluice::jni::ToString(env, data_path)));
+        auto writer, sluice::jni::MakeWriter(sluice::jni::ToString(env, schema), partition_count,
+                                             sluice::jni::ToStrings(env, keys),
+                                             sluice::jni::ToStrings(env, values),
+                                             sluice::jni::ToString(env, data_path)));
     handle = sluice::jni::ToHandle(writer.release());
     return sluice::Status::OK();
   });
@@ -90,8 +89,8 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
     JNIEnv* env, jclass, jlong handle, jlongArray pointers, jint count) {
   auto* writer = FromHandle<RowMapWriter>(handle);
   if (count < 0 || count > env->GetArrayLength(pointers)) {
-    sluice::jni::ThrowStatus(env, sluice::Status::Invalid("AddPointers: count ", count,
-                                                          " outside the pointer array"));
+    sluice::jni::ThrowStatus(
+        env, sluice::Status::Invalid("AddPointers: count ", count, " outside the pointer array"));
     return -1;
   }
   // Critical access: no copy of the array; the writer only reads it and calls no JNI.
@@ -109,9 +108,8 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
 }
 
 /// Spills every row held; returns the bytes released.
-JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(JNIEnv* env,
-                                                                                       jclass,
-                                                                                       jlong handle) {
+JNIEXPORT jlong JNICALL
+Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(JNIEnv* env, jclass, jlong handle) {
   jlong released = -1;
   sluice::jni::Run(env, "writerSpill", [&] {
     SLUICE_ASSIGN_OR_RAISE(released, FromHandle<RowMapWriter>(handle)->Spill());
@@ -120,8 +118,8 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
   return released;
 }
 
-JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(
-    JNIEnv*, jclass, jlong handle) {
+JNIEXPORT jlong JNICALL
+Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(JNIEnv*, jclass, jlong handle) {
   return FromHandle<RowMapWriter>(handle)->held_bytes();
 }
 
@@ -156,8 +154,8 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerF
 
 /// Aborts (unless finished: a committed file stays) and frees the writer. Called once.
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerClose(JNIEnv*,
-                                                                                      jclass,
-                                                                                      jlong handle) {
+                                                                                     jclass,
+                                                                                     jlong handle) {
   auto* writer = FromHandle<RowMapWriter>(handle);
   writer->Abort();
   delete writer;
