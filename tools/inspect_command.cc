@@ -24,15 +24,30 @@ namespace {
 
 constexpr const char* kCommand = "inspect";
 
+// One per partition, so kept small: an index of a million partitions is common.
 struct PartitionReport {
   int64_t offset = 0;
   int64_t bytes = 0;
   int64_t rows = 0;
   int64_t blocks = 0;
-  std::string codec = "-";
-  bool has_checksum = false;
   uint32_t checksum = 0;
+  uint8_t codecs = 0;  // a bit per CompressionCodec its blocks use
+  bool has_checksum = false;
   bool layout_ok = false;
+
+  // "lz4", "none", "lz4+none" when mixed, "-" without blocks, "?" when unreadable.
+  std::string CodecNames() const {
+    if (!layout_ok) return "?";
+    if (codecs == 0) return "-";
+    std::string names;
+    for (CompressionCodec codec :
+         {CompressionCodec::kNone, CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
+      if ((codecs & (1u << static_cast<int>(codec))) == 0) continue;
+      if (!names.empty()) names += "+";
+      names += CompressionCodecName(codec);
+    }
+    return names;
+  }
 };
 
 std::string Hex32(uint32_t value) {
@@ -146,7 +161,6 @@ int RunInspectCommand(std::span<const std::string> arguments) {
                           PartitionSource(files->data, p), report.offset);
     if (!layout.ok()) {
       problems.push_back(layout.status().message());
-      report.codec = "?";
       continue;
     }
     if (report.bytes > 0 && layout->end != report.bytes) {
@@ -159,7 +173,9 @@ int RunInspectCommand(std::span<const std::string> arguments) {
     report.layout_ok = true;
     report.rows = layout->rows;
     report.blocks = static_cast<int64_t>(layout->blocks.size());
-    report.codec = layout->CodecNames();
+    for (const BlockLayout& block : layout->blocks) {
+      report.codecs |= static_cast<uint8_t>(1u << static_cast<int>(block.codec));
+    }
     total_rows += report.rows;
     total_blocks += report.blocks;
   }
@@ -242,7 +258,7 @@ int RunInspectCommand(std::span<const std::string> arguments) {
           .Set("bytes", report.bytes)
           .Set("rows", report.rows)
           .Set("blocks", report.blocks)
-          .Set("codec", report.codec);
+          .Set("codec", report.CodecNames());
       if (report.has_checksum) entry.Set("checksum", report.checksum);
       partition_list.Append(std::move(entry));
     }
@@ -276,13 +292,21 @@ int RunInspectCommand(std::span<const std::string> arguments) {
                         {"blocks", TablePrinter::Align::kRight},
                         {"codec"},
                         {"checksum"}});
+    // Empty partitions are counted, not listed: most of a million partitions may be empty.
     for (size_t p = 0; p < partitions; ++p) {
       const PartitionReport& report = reports[p];
+      if (report.bytes == 0 && report.layout_ok) continue;
       table.AddRow({std::to_string(p), TablePrinter::FormatInteger(report.offset),
                     TablePrinter::FormatInteger(report.bytes),
                     TablePrinter::FormatInteger(report.rows),
-                    TablePrinter::FormatInteger(report.blocks), report.codec,
+                    TablePrinter::FormatInteger(report.blocks), report.CodecNames(),
                     report.has_checksum ? Hex32(report.checksum) : "-"});
+    }
+    if (non_empty < static_cast<int64_t>(partitions)) {
+      table.AddRow({"(" + TablePrinter::FormatInteger(static_cast<int64_t>(partitions) -
+                                                       non_empty) +
+                        " empty)",
+                    "", "0", "0", "0", "-", ""});
     }
     table.AddRule();
     table.AddRow({"total", "", TablePrinter::FormatInteger((*file)->size()),
