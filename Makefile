@@ -17,7 +17,7 @@ CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 
 .PHONY: all deps build build-asan build-tsan test test-unit test-asan test-tsan test-interop test-fuzz
 .PHONY: demo bench format clean
-.PHONY: test-cli
+.PHONY: test-cli fuzz
 .PHONY: spark-deps jar test-spark spark-demo spark-bench
 
 all: build
@@ -70,6 +70,13 @@ test-interop: build
 
 test-fuzz: build-asan
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzzers.sh $(ASAN_BUILD)
+
+## fuzz: every fuzz target under ASan+UBSan for FUZZ_SECONDS each (default 180 here; 60 in make
+## test), two at a time; prints executions and coverage per target. FUZZ_TARGETS="a_fuzz b_fuzz"
+## picks some; a long campaign: make fuzz FUZZ_SECONDS=1800.
+fuzz: build-asan
+	FUZZ_SECONDS=$(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),180) \
+	  tests/fuzz/run_fuzzers.sh $(ASAN_BUILD)
 
 ## test-cli: the sluice command-line tool run as a user runs it (tests/cli, pytest).
 test-cli: build

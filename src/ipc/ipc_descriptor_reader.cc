@@ -102,7 +102,7 @@ Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, bool* is_reco
   const int64_t start = position_ - static_cast<int64_t>(header_.size());
   uint8_t prefix_bytes[ipc::kMessagePrefixSize];
   int64_t have = static_cast<int64_t>(header_.size());
-  std::memcpy(prefix_bytes, header_.data(), static_cast<size_t>(have));
+  if (have > 0) std::memcpy(prefix_bytes, header_.data(), static_cast<size_t>(have));
   if (have < 4) {
     SLUICE_RETURN_NOT_OK(ReadExactly(prefix_bytes + have, 4 - have, "a message prefix"));
     have = 4;

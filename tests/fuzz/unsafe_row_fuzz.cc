@@ -1,17 +1,20 @@
 // Fuzzes RowToColumnarConverter with corrupted UnsafeRows that start out valid, so mutations reach
 // deep into nested structs, arrays and maps instead of failing at the first size check.
 //
-// Input layout: byte 0 picks a schema (value % 3) and bytes 1..2 a row count (1..64); bytes 3..10
-// seed the random batch whose rows ColumnarToRowConverter writes; every following 4 bytes are one
-// mutation: a 16-bit position in the rows' bytes (modulo their total size), an operation byte
-// (value % 4: xor a byte, write a small word, write a huge word, shorten the row holding the
-// position to end there), and an operand byte. Each row is then copied into its own allocation
-// of exactly its size, so a sanitizer sees any read past it. Whatever the converter accepts must
+// Input layout: byte 0 picks a schema (value % 4: three fixed ones, or, for 3, a random Spark
+// schema of 1..8 columns nested up to 3 deep, drawn from bytes 0..10) and bytes 1..2 a row count
+// (1..1024); bytes 3..10 seed the random batch whose rows ColumnarToRowConverter writes; every
+// following 5 bytes are one mutation: a 24-bit position in the rows' bytes (modulo their total
+// size), an operation byte (value % 4: xor a byte, write a small word, write a huge word, shorten
+// the row holding the position to end there), and an operand byte. Inputs up to 1 MiB (make fuzz
+// passes -max_len) carry 200,000 mutations. Each row is then copied into its own allocation of
+// exactly its size, so a sanitizer sees any read past it. Whatever the converter accepts must
 // convert to rows that read back and convert to the same bytes.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,7 +28,7 @@ namespace {
 
 constexpr size_t kHeaderSize = 11;
 
-sluice::SchemaPtr SchemaFor(uint8_t choice) {
+sluice::SchemaPtr FixedSchema(uint8_t choice) {
   using sluice::DataType;
   using sluice::MakeField;
   static const sluice::SchemaPtr schemas[] = {
@@ -42,12 +45,23 @@ sluice::SchemaPtr SchemaFor(uint8_t choice) {
   return schemas[choice % 3];
 }
 
+sluice::SchemaPtr SchemaFor(const uint8_t* header) {
+  const uint8_t choice = header[0];
+  if (choice % 4 == 3) {
+    uint64_t seed = 0;
+    std::memcpy(&seed, header + 3, 8);
+    std::mt19937_64 rng(seed ^ choice);
+    return sluice::testing::RandomSparkSchema(rng, 1 + (choice >> 2) % 8, 3);
+  }
+  return FixedSchema(choice);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < kHeaderSize) return 0;
-  const sluice::SchemaPtr schema = SchemaFor(data[0]);
-  const int64_t row_count = 1 + (data[1] | (data[2] << 8)) % 64;
+  const sluice::SchemaPtr schema = SchemaFor(data);
+  const int64_t row_count = 1 + (data[1] | (data[2] << 8)) % 1024;
   uint64_t seed = 0;
   std::memcpy(&seed, data + 3, 8);
   const sluice::RecordBatch batch = sluice::testing::RandomBatch(schema, row_count, seed);
@@ -59,10 +73,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<int32_t> sizes = rows.sizes;
   if (bytes.empty()) return 0;
 
-  for (size_t at = kHeaderSize; at + 4 <= size; at += 4) {
-    const size_t position = (data[at] | (data[at + 1] << 8)) % bytes.size();
-    const uint8_t operand = data[at + 3];
-    switch (data[at + 2] % 4) {
+  for (size_t at = kHeaderSize; at + 5 <= size; at += 5) {
+    const size_t position = (data[at] | (data[at + 1] << 8) | (data[at + 2] << 16)) % bytes.size();
+    const uint8_t operand = data[at + 4];
+    switch (data[at + 3] % 4) {
       case 0:
         bytes[position] ^= operand == 0 ? 1 : operand;
         break;

@@ -1,0 +1,355 @@
+// Fuzzes the JNI entry points of the Spark plugin as the JVM calls them, through a JNIEnv of this
+// harness's own (strings, long[] and String[] are plain C++ objects behind the handles): schema
+// checks, a map task (pages filled with rows, packed pointers, spills, finish, close) and a reduce
+// task (blocks copied into the reserved buffer, decoded into rows, which the harness reads as the
+// JVM's UnsafeRow would). Arguments come from the input, right or wrong. Every call must return
+// or throw a SluiceException (here: a recorded pending exception), never crash, leak or read out
+// of bounds; rows handed back must lie inside the reader's buffers.
+//
+// Input layout: byte 0 picks a schema (value % kSchemas, or, at kSchemas, a catalog string taken
+// from the input), byte 1 the partition count - 1; then operations, each an opcode byte and its
+// operands (see Run below); the reduce side's blocks are the input's remaining bytes.
+#include <jni.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+// --- a JNIEnv of plain objects ----------------------------------------------------------------
+
+struct FakeObject {
+  virtual ~FakeObject() = default;
+};
+struct FakeString : FakeObject {
+  std::string text;
+};
+struct FakeLongArray : FakeObject {
+  std::vector<jlong> values;
+};
+struct FakeObjectArray : FakeObject {
+  std::vector<jobject> elements;
+};
+
+FakeObject* Unwrap(jobject object) { return reinterpret_cast<FakeObject*>(object); }
+template <typename T>
+T* As(jobject object) {
+  return dynamic_cast<T*>(Unwrap(object));
+}
+
+std::string pending_exception;  // the message of the exception thrown, "" when none
+std::vector<std::unique_ptr<FakeObject>> created;  // objects the library made (NewStringUTF)
+
+jclass JNICALL FindClass(JNIEnv*, const char*) {
+  static FakeObject exception_class;
+  return reinterpret_cast<jclass>(&exception_class);
+}
+jint JNICALL ThrowNew(JNIEnv*, jclass, const char* message) {
+  pending_exception = message != nullptr && *message != '\0' ? message : "(empty)";
+  return 0;
+}
+jboolean JNICALL ExceptionCheck(JNIEnv*) { return pending_exception.empty() ? JNI_FALSE : JNI_TRUE; }
+void JNICALL DeleteLocalRef(JNIEnv*, jobject) {}
+jstring JNICALL NewStringUTF(JNIEnv*, const char* text) {
+  auto string = std::make_unique<FakeString>();
+  string->text = text;
+  created.push_back(std::move(string));
+  return reinterpret_cast<jstring>(created.back().get());
+}
+const char* JNICALL GetStringUTFChars(JNIEnv*, jstring text, jboolean* copy) {
+  if (copy != nullptr) *copy = JNI_FALSE;
+  return As<FakeString>(text)->text.c_str();
+}
+void JNICALL ReleaseStringUTFChars(JNIEnv*, jstring, const char*) {}
+jsize JNICALL GetArrayLength(JNIEnv*, jarray array) {
+  if (auto* longs = As<FakeLongArray>(array)) return static_cast<jsize>(longs->values.size());
+  return static_cast<jsize>(As<FakeObjectArray>(array)->elements.size());
+}
+jobject JNICALL GetObjectArrayElement(JNIEnv*, jobjectArray array, jsize index) {
+  return As<FakeObjectArray>(array)->elements.at(static_cast<size_t>(index));
+}
+void JNICALL SetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize length,
+                                const jlong* values) {
+  auto& target = As<FakeLongArray>(array)->values;
+  if (start < 0 || length < 0 || static_cast<size_t>(start) + length > target.size()) {
+    std::abort();  // the JVM would throw ArrayIndexOutOfBoundsException: a library bug
+  }
+  std::memcpy(target.data() + start, values, static_cast<size_t>(length) * sizeof(jlong));
+}
+void* JNICALL GetPrimitiveArrayCritical(JNIEnv*, jarray array, jboolean* copy) {
+  if (copy != nullptr) *copy = JNI_FALSE;
+  return As<FakeLongArray>(array)->values.data();
+}
+void JNICALL ReleasePrimitiveArrayCritical(JNIEnv*, jarray, void*, jint) {}
+
+JNIEnv* Environment() {
+  static JNINativeInterface_ functions = [] {
+    JNINativeInterface_ table;
+    std::memset(&table, 0, sizeof(table));
+    table.FindClass = FindClass;
+    table.ThrowNew = ThrowNew;
+    table.ExceptionCheck = ExceptionCheck;
+    table.DeleteLocalRef = DeleteLocalRef;
+    table.NewStringUTF = NewStringUTF;
+    table.GetStringUTFChars = GetStringUTFChars;
+    table.ReleaseStringUTFChars = ReleaseStringUTFChars;
+    table.GetArrayLength = GetArrayLength;
+    table.GetObjectArrayElement = GetObjectArrayElement;
+    table.SetLongArrayRegion = SetLongArrayRegion;
+    table.GetPrimitiveArrayCritical = GetPrimitiveArrayCritical;
+    table.ReleasePrimitiveArrayCritical = ReleasePrimitiveArrayCritical;
+    return table;
+  }();
+  static JNIEnv env{&functions};
+  return &env;
+}
+
+jstring String(std::vector<std::unique_ptr<FakeObject>>& owned, std::string text) {
+  auto string = std::make_unique<FakeString>();
+  string->text = std::move(text);
+  owned.push_back(std::move(string));
+  return reinterpret_cast<jstring>(owned.back().get());
+}
+
+jlongArray Longs(std::vector<std::unique_ptr<FakeObject>>& owned, size_t count) {
+  auto array = std::make_unique<FakeLongArray>();
+  array->values.assign(count, 0);
+  owned.push_back(std::move(array));
+  return reinterpret_cast<jlongArray>(owned.back().get());
+}
+
+jobjectArray Strings(std::vector<std::unique_ptr<FakeObject>>& owned,
+                     const std::vector<std::string>& texts) {
+  auto array = std::make_unique<FakeObjectArray>();
+  for (const std::string& text : texts) array->elements.push_back(String(owned, text));
+  owned.push_back(std::move(array));
+  return reinterpret_cast<jobjectArray>(owned.back().get());
+}
+
+const char* const kSchemas[] = {
+    "struct<c0:bigint,c1:string>",
+    "struct<c0:int,c1:double,c2:decimal(15,2),c3:date,c4:timestamp,c5:binary>",
+    "struct<c0:array<string>,c1:map<int,struct<a:bigint,b:string>>>",
+    "struct<>",
+};
+constexpr size_t kSchemaCount = sizeof(kSchemas) / sizeof(kSchemas[0]);
+
+class Input {
+ public:
+  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  uint8_t Byte() { return position_ < size_ ? data_[position_++] : 0; }
+  uint32_t Word() { return Byte() | (Byte() << 8) | (Byte() << 16) | (uint32_t{Byte()} << 24); }
+  const uint8_t* Take(size_t* count) {
+    *count = std::min(*count, size_ - position_);
+    const uint8_t* at = data_ + position_;
+    position_ += *count;
+    return at;
+  }
+  bool done() const { return position_ >= size_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t position_ = 0;
+};
+
+const std::string& Directory() {
+  static const std::string* directory = [] {
+    std::string pattern = (std::filesystem::temp_directory_path() / "jni-fuzz-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    return new std::string(pattern);
+  }();
+  static const int registered = std::atexit([] {
+    std::error_code ignored;
+    std::filesystem::remove_all(*directory, ignored);
+  });
+  (void)registered;
+  return *directory;
+}
+
+}  // namespace
+
+// The entry points under test (jvm/src/main/cpp).
+extern "C" {
+jstring Java_org_apache_spark_shuffle_sluice_SluiceNative_checkSchema(JNIEnv*, jclass, jstring);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerCreate(JNIEnv*, jclass, jstring, jint,
+                                                                     jobjectArray, jobjectArray,
+                                                                     jstring);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNextPageBytes(JNIEnv*, jclass, jlong,
+                                                                            jlong);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(JNIEnv*, jclass, jlong, jlong,
+                                                                      jlongArray);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerAddPointers(JNIEnv*, jclass, jlong,
+                                                                          jlongArray, jint);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(JNIEnv*, jclass, jlong);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(JNIEnv*, jclass, jlong);
+void Java_org_apache_spark_shuffle_sluice_SluiceNative_writerFinish(JNIEnv*, jclass, jlong,
+                                                                    jlongArray, jlongArray,
+                                                                    jlongArray);
+void Java_org_apache_spark_shuffle_sluice_SluiceNative_writerClose(JNIEnv*, jclass, jlong);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(JNIEnv*, jclass, jstring);
+jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(JNIEnv*, jclass, jlong,
+                                                                           jlong, jlong);
+void Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(JNIEnv*, jclass, jlong,
+                                                                        jlong, jstring);
+jint Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(JNIEnv*, jclass, jlong,
+                                                                      jlongArray);
+void Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(JNIEnv*, jclass, jlong,
+                                                                     jlongArray);
+void Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(JNIEnv*, jclass, jlong);
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  JNIEnv* env = Environment();
+  std::vector<std::unique_ptr<FakeObject>> owned;
+  Input input(data, size);
+  pending_exception.clear();
+  created.clear();
+
+  // The schema: one of the table's, or text from the input.
+  const uint8_t schema_choice = input.Byte();
+  std::string schema_text;
+  if (schema_choice % (kSchemaCount + 1) < kSchemaCount) {
+    schema_text = kSchemas[schema_choice % (kSchemaCount + 1)];
+  } else {
+    size_t length = input.Byte();
+    const uint8_t* text = input.Take(&length);
+    schema_text.assign(reinterpret_cast<const char*>(text), length);
+    schema_text = schema_text.c_str();  // a Java string has no NUL inside its UTF-8 form here
+  }
+  const jint partitions = 1 + input.Byte();
+  const jstring schema = String(owned, schema_text);
+  Java_org_apache_spark_shuffle_sluice_SluiceNative_checkSchema(env, nullptr, schema);
+  pending_exception.clear();
+
+  // A map task.
+  const std::string data_path = Directory() + "/map.data";
+  const jlong writer = Java_org_apache_spark_shuffle_sluice_SluiceNative_writerCreate(
+      env, nullptr, schema, partitions,
+      Strings(owned, {"codec", "page-bytes", "block-rows", "checksum"}),
+      Strings(owned, {"lz4", "8KiB", "16", "adler32"}), String(owned, data_path));
+  if (writer != 0) {
+    const jlongArray page = Longs(owned, 3);
+    auto& page_values = As<FakeLongArray>(reinterpret_cast<jobject>(page))->values;
+    const jlongArray pointers = Longs(owned, 64);
+    auto& pointer_values = As<FakeLongArray>(reinterpret_cast<jobject>(pointers))->values;
+    int64_t page_number = -1;
+    uint8_t* page_base = nullptr;
+    int64_t page_capacity = 0;
+    int64_t cursor = 0;
+    size_t count = 0;
+    bool finished = false;
+    // As in the JVM, an exception ends the task: the writer is only closed after it (a failed
+    // writer has freed its pages, which the task must not touch again).
+    for (int step = 0; step < 64 && !input.done() && !finished && pending_exception.empty();
+         ++step) {
+      switch (input.Byte() % 6) {
+        case 0: {  // a page of at least N bytes
+          const jlong wanted = input.Word() % (1 << 16);
+          Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNextPageBytes(env, nullptr,
+                                                                                writer, wanted);
+          if (Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(
+                  env, nullptr, writer, wanted, page) >= 0 &&
+              pending_exception.empty()) {
+            page_number = page_values[0];
+            page_base = reinterpret_cast<uint8_t*>(static_cast<intptr_t>(page_values[1]));
+            page_capacity = page_values[2];
+            cursor = 0;
+          }
+          break;
+        }
+        case 1: {  // a row copied into the page, as the JVM does: size, then the bytes
+          size_t row_bytes = (input.Byte() % 16) * 8;
+          const uint8_t* row = input.Take(&row_bytes);
+          row_bytes &= ~size_t{7};
+          if (page_base == nullptr || cursor + 8 + static_cast<int64_t>(row_bytes) > page_capacity ||
+              count == pointer_values.size()) {
+            break;
+          }
+          const int64_t prefix = static_cast<int64_t>(row_bytes);
+          std::memcpy(page_base + cursor, &prefix, 8);
+          std::memcpy(page_base + cursor + 8, row, row_bytes);
+          const uint64_t partition = input.Byte() % (partitions + 1);  // sometimes out of range
+          pointer_values[count++] = static_cast<jlong>((partition << 40) |
+                                                       (static_cast<uint64_t>(page_number) << 27) |
+                                                       static_cast<uint64_t>(cursor));
+          cursor += 8 + prefix;
+          break;
+        }
+        case 2: {  // a pointer from the input
+          if (count < pointer_values.size()) pointer_values[count++] = input.Word() * 7919LL;
+          break;
+        }
+        case 3: {  // hand the pointers over (a wrong count now and then)
+          const jint handed = (input.Byte() & 0x80) ? static_cast<jint>(count) + 1
+                                                    : static_cast<jint>(count);
+          Java_org_apache_spark_shuffle_sluice_SluiceNative_writerAddPointers(env, nullptr, writer,
+                                                                              pointers, handed);
+          count = 0;
+          break;
+        }
+        case 4:
+          Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(env, nullptr, writer);
+          Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(env, nullptr, writer);
+          page_base = nullptr;  // every page is gone
+          break;
+        default: {
+          const size_t lengths = (input.Byte() & 1) ? static_cast<size_t>(partitions)
+                                                    : static_cast<size_t>(partitions) + 1;
+          Java_org_apache_spark_shuffle_sluice_SluiceNative_writerFinish(
+              env, nullptr, writer, Longs(owned, lengths), Longs(owned, partitions),
+              Longs(owned, 7));
+          finished = true;
+          break;
+        }
+      }
+    }
+    Java_org_apache_spark_shuffle_sluice_SluiceNative_writerClose(env, nullptr, writer);
+    std::error_code ignored;
+    std::filesystem::remove(data_path, ignored);
+  }
+  pending_exception.clear();
+
+  // A reduce task over blocks made of the rest of the input.
+  const jlong reader = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(env, nullptr,
+                                                                                        schema);
+  if (reader != 0) {
+    const jlongArray addresses = Longs(owned, 3);
+    auto& address_values = As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values;
+    for (int block = 0; block < 4 && !input.done(); ++block) {
+      pending_exception.clear();
+      size_t length = input.Word() % (1 << 16);
+      const uint8_t* bytes = input.Take(&length);
+      const jlong address = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
+          env, nullptr, reader, 0, static_cast<jlong>(length) + 8);
+      if (!pending_exception.empty()) continue;
+      std::memcpy(reinterpret_cast<uint8_t*>(static_cast<intptr_t>(address)), bytes, length);
+      Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(
+          env, nullptr, reader, static_cast<jlong>(length), String(owned, "block"));
+      if (!pending_exception.empty()) continue;
+      for (int batch = 0; batch < 64; ++batch) {
+        const jint rows = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
+            env, nullptr, reader, addresses);
+        if (rows <= 0 || !pending_exception.empty()) break;
+        // Read every row as the JVM's UnsafeRow would: its first and last byte.
+        const auto* base = reinterpret_cast<const uint8_t*>(static_cast<intptr_t>(address_values[0]));
+        const auto* offsets = reinterpret_cast<const int64_t*>(static_cast<intptr_t>(address_values[1]));
+        const auto* sizes = reinterpret_cast<const int32_t*>(static_cast<intptr_t>(address_values[2]));
+        volatile uint8_t sink = 0;
+        for (jint r = 0; r < rows; ++r) {
+          if (sizes[r] < 0) std::abort();
+          if (sizes[r] > 0) sink = sink ^ base[offsets[r]] ^ base[offsets[r] + sizes[r] - 1];
+        }
+      }
+    }
+    Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(env, nullptr, reader,
+                                                                    Longs(owned, 5));
+    Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(env, nullptr, reader);
+  }
+  return 0;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of jni_fuzz: a map task that fills a page with valid UnsafeRows of
+struct<c0:bigint,c1:string>, hands their pointers over and finishes, then a reduce task over a
+Sluice segment of that schema (lz4 and plain), so the fuzzer starts from calls that succeed.
+
+Run after `make build`:  python3 tests/fuzz/make_jni_corpus.py
+"""
+import pathlib
+import struct
+import sys
+import tempfile
+
+import pyarrow as pa
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "python"))
+import sluice  # noqa: E402
+
+CORPUS = HERE / "corpus" / "jni_fuzz"
+
+
+def unsafe_row(value, text):
+    """An UnsafeRow of (bigint, string): null bitset, the long, (offset << 32 | size), data."""
+    data = text.encode()
+    padded = data + b"\0" * (-len(data) % 8)
+    return struct.pack("<qqq", 0, value, (24 << 32) | len(data)) + padded
+
+
+def segment(codec):
+    table = pa.table({"c0": pa.array([1, 2, 3], pa.int64()), "c1": ["a", None, "ccc"]})
+    with tempfile.TemporaryDirectory() as directory:
+        path = pathlib.Path(directory) / "shuffle_0_0_0.data"
+        with sluice.MapWriter(table.schema, data_path=str(path), partitions=1, keys=["c0"],
+                              codec=codec) as writer:
+            writer.write(table)
+        return path.read_bytes()
+
+
+def main():
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    seeds = {}
+    for codec in ("none", "lz4"):
+        program = bytes([0, 3])
+        program += bytes([0]) + struct.pack("<I", 64)
+        for i, text in enumerate(["hello", "", "a longer string value"]):
+            row = unsafe_row(i, text)
+            program += bytes([1, len(row) // 8]) + row + bytes([i % 4])
+        program += bytes([3, 0, 4, 5, 1])
+        block = segment(codec)
+        program += struct.pack("<I", len(block)) + block
+        seeds[f"map_and_reduce_{codec}"] = program
+    seeds["text_schema"] = bytes([4, 30]) + b"struct<a:array<map<int,string>>>" + bytes([1])
+    for name, data in seeds.items():
+        (CORPUS / name).write_bytes(data)
+    print(f"wrote {len(seeds)} seeds to {CORPUS}")
+
+
+if __name__ == "__main__":
+    main()
