@@ -105,3 +105,15 @@ def test_good_batches_still_round_trip(tmp_path):
     read = sluice.read_partitions([str(path)], 0, 4).read_all()
     assert read.num_rows == 150
     assert sorted(read.column("id").to_pylist()) == sorted(list(range(100)) + list(range(50)))
+
+
+def test_the_library_exports_its_c_api_only():
+    """libsluice.so exported 961 symbols, 43 of them the C API: another library's symbols of the
+    same names (a second copy of lz4, the C++ runtime's) could bind to Sluice's."""
+    import subprocess
+    from sluice._native import _library_path
+    symbols = subprocess.run(["nm", "-D", "--defined-only", _library_path()], check=True,
+                             capture_output=True, text=True).stdout.split("\n")
+    names = [line.split()[-1] for line in symbols if line.strip()]
+    assert names and all(name.startswith("sluice_") for name in names), \
+        [name for name in names if not name.startswith("sluice_")][:10]
