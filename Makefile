@@ -17,7 +17,7 @@ CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 
 .PHONY: all deps build build-asan build-tsan test test-unit test-asan test-tsan test-interop test-fuzz
 .PHONY: demo bench format clean
-.PHONY: test-cli fuzz
+.PHONY: test-cli fuzz test-python
 .PHONY: spark-deps jar test-spark spark-demo spark-bench
 
 all: build
@@ -40,14 +40,14 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 build-asan: deps $(ASAN_BUILD)/build.ninja
-	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sluice_tests
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target sluice_tests sluice_shared
 
 build-tsan: deps $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 
 ## test: every test: unit tests, the same under ASan+UBSan, the threaded modules' under TSan,
 ## pyarrow interop, bounded fuzzing, the Spark plugin, the command-line tool.
-test: test-unit test-asan test-tsan test-interop test-fuzz test-spark test-cli
+test: test-unit test-asan test-tsan test-interop test-python test-fuzz test-spark test-cli
 	@echo "make test: all suites passed"
 
 test-unit: build
@@ -56,6 +56,10 @@ test-unit: build
 test-asan: build-asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+	@echo "The Python package's misuse and package suites on the ASan+UBSan library"
+	LD_PRELOAD=$$(clang -print-file-name=libclang_rt.asan-x86_64.so) ASAN_OPTIONS=detect_leaks=0 \
+	  SLUICE_LIBRARY=$(CURDIR)/$(ASAN_BUILD)/libsluice.so \
+	  python3 -m pytest -q -p no:cacheprovider tests/interop/test_python_misuse.py tests/python
 
 test-tsan: build-tsan
 	@echo "ThreadSanitizer: base_test, read_test, and write_test's suites that start threads"
@@ -67,6 +71,12 @@ test-tsan: build-tsan
 test-interop: build
 	SLUICE_LIBRARY=$(CURDIR)/$(BUILD)/libsluice.so SLUICE_CLI=$(CURDIR)/$(BUILD)/tools/sluice \
 	  python3 -m pytest -q tests/interop
+
+## test-python: the package's tests in the tree, then in a fresh virtual environment where it was
+## installed with pip (scripts/test-python-install.sh).
+test-python: build
+	SLUICE_LIBRARY=$(CURDIR)/$(BUILD)/libsluice.so python3 -m pytest -q tests/python
+	scripts/test-python-install.sh
 
 test-fuzz: build-asan
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run_fuzzers.sh $(ASAN_BUILD)

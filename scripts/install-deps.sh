@@ -10,7 +10,7 @@ debian_packages=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
-  python3 python3-pip
+  python3 python3-pip python3-venv
 )
 python_requirements="$(dirname "$0")/../python/requirements-test.txt"
 

@@ -13,6 +13,14 @@ class SluiceError(RuntimeError):
         self.code = code
 
 
+class SluiceMemoryError(SluiceError, MemoryError):
+    """Sluice could not have the memory it needed (SLUICE_OUT_OF_MEMORY): a MemoryError too."""
+
+
+# sluice.h's status codes.
+OUT_OF_MEMORY = 4
+
+
 class ArrowSchema(ctypes.Structure):
     """The Arrow C Data Interface schema struct, allocated on the Python side."""
 
@@ -59,14 +67,17 @@ class ArrowArrayStream(ctypes.Structure):
 
 
 def _library_path():
+    """SLUICE_LIBRARY when set; else the library the wheel installed beside this module; else,
+    in a checkout, the one `make build` made."""
     explicit = os.environ.get("SLUICE_LIBRARY")
     if explicit:
         return explicit
-    root = pathlib.Path(__file__).resolve().parents[2]
-    for candidate in (root / "build" / "libsluice.so", pathlib.Path(__file__).parent / "libsluice.so"):
+    here = pathlib.Path(__file__).resolve().parent
+    for candidate in (here / "libsluice.so", here.parents[1] / "build" / "libsluice.so"):
         if candidate.exists():
             return str(candidate)
-    raise OSError("libsluice.so not found: build it with `make build` or set SLUICE_LIBRARY")
+    raise OSError("libsluice.so not found: install the package (pip install .), build it with "
+                  "`make build`, or set SLUICE_LIBRARY")
 
 
 def _load():
@@ -140,4 +151,5 @@ library = _load()
 def check(code):
     """Raises SluiceError for a non-zero status code from the C API."""
     if code != 0:
-        raise SluiceError(code, library.sluice_last_error().decode("utf-8", "replace"))
+        message = (library.sluice_last_error() or b"").decode("utf-8", "replace")
+        raise (SluiceMemoryError if code == OUT_OF_MEMORY else SluiceError)(code, message)

@@ -8,8 +8,11 @@ batch_bytes, read_ahead, max_read_bytes, pooled_read_bytes, partitions, skip_fai
 max_block_bytes, checksum).
 """
 
+from __future__ import annotations
+
 import ctypes
 import json
+from typing import Any, Optional, Sequence
 
 import pyarrow as pa
 
@@ -114,7 +117,10 @@ class ReadReport:
 
     def json(self):
         """Returns {"metrics": {...}, "failures": [{"source", "block", "code", "message"}]}."""
-        return json.loads(library.sluice_read_report_json(self._handle).decode())
+        raw = library.sluice_read_report_json(self._handle)
+        if not raw:
+            raise MemoryError("sluice_read_report_json: out of memory")
+        return json.loads(raw.decode())
 
     @property
     def metrics(self):
@@ -134,8 +140,11 @@ def _report_handle(report):
     return report._handle if report is not None else None
 
 
-def read_partitions(data_paths, start_partition, end_partition=None, index_paths=None,
-                    report=None, schema=None, **settings):
+def read_partitions(data_paths: Sequence[Any], start_partition: int,
+                    end_partition: Optional[int] = None,
+                    index_paths: Optional[Sequence[Any]] = None,
+                    report: Optional["ReadReport"] = None, schema: Any = None,
+                    **settings: Any) -> pa.RecordBatchReader:
     """Reads partitions [start_partition, end_partition) of the map outputs `data_paths` (Spark's
     layout: each with its ".index" beside it, which MapWriter writes with spark_files=True, or
     the paths in `index_paths`), in the order given.
@@ -202,7 +211,8 @@ class BlockQueue:
             library.sluice_block_queue_free(handle)
 
 
-def read_blocks(queue, schema=None, report=None, **settings):
+def read_blocks(queue: "BlockQueue", schema: Any = None, report: Optional["ReadReport"] = None,
+                **settings: Any) -> pa.RecordBatchReader:
     """Reads the blocks pushed into `queue`, in push order, as a pyarrow.RecordBatchReader.
 
     Without `schema` this waits for the first block: push first, or from another thread.

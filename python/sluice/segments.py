@@ -17,7 +17,8 @@ def _as_reader(data):
     raise TypeError(f"expected a pyarrow Table, RecordBatch or RecordBatchReader, got {type(data)}")
 
 
-def encode_segment(data, codec="none"):
+def encode_segment(data: "pa.Table | pa.RecordBatch | pa.RecordBatchReader",
+                   codec: str = "none") -> bytes:
     """Encodes a Table, RecordBatch or RecordBatchReader as one segment; returns its bytes.
 
     codec: "none", "lz4", "zstd" or "zstd:LEVEL".
@@ -36,7 +37,7 @@ def encode_segment(data, codec="none"):
         library.sluice_free(out_data)
 
 
-def decode_segment(data):
+def decode_segment(data: bytes) -> pa.RecordBatchReader:
     """Decodes a segment (or any Arrow IPC stream or file) into a pyarrow RecordBatchReader."""
     stream = ArrowArrayStream()
     check(library.sluice_segment_decode(bytes(data), len(data), ctypes.byref(stream)))

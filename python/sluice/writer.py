@@ -1,8 +1,11 @@
 """The map side: a MapWriter partitions batches and commits one data file per map task."""
 
+from __future__ import annotations
+
 import ctypes
 import json
 from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import pyarrow as pa
 
@@ -13,10 +16,10 @@ from sluice._native import ArrowArray, ArrowSchema, check, library
 class MapOutput:
     """What a finished map task produced."""
 
-    offsets: list
-    lengths: list
-    checksums: list
-    metrics: dict = field(default_factory=dict)
+    offsets: list[int]
+    lengths: list[int]
+    checksums: list[int]
+    metrics: dict[str, Any] = field(default_factory=dict)
 
 
 def _read_output(handle):
@@ -27,7 +30,8 @@ def _read_output(handle):
         lengths = library.sluice_map_output_lengths(handle)[:count]
         checksums_pointer = library.sluice_map_output_checksums(handle)
         checksums = checksums_pointer[:count] if checksums_pointer else []
-        metrics = json.loads(library.sluice_map_output_metrics_json(handle).decode())
+        raw = library.sluice_map_output_metrics_json(handle)
+        metrics = json.loads(raw.decode()) if raw else {}  # NULL: no memory for the text
     finally:
         library.sluice_map_output_free(handle)
     return MapOutput(offsets, lengths, checksums, metrics)
@@ -64,6 +68,31 @@ def _batches(data):
         f"MapWriter.write takes a pyarrow RecordBatch, Table or RecordBatchReader, or an object "
         f"with __arrow_c_stream__ or __arrow_c_array__ (a polars DataFrame, ...); got "
         f"{type(data).__module__}.{type(data).__qualname__}")
+
+
+def _plain_type(type_: pa.DataType) -> pa.DataType:
+    """`type_` with its view types (string_view, binary_view, which polars writes by default) as
+    their large plain forms, which the engine takes; other types unchanged."""
+    if type_ == pa.string_view():
+        return pa.large_string()
+    if type_ == pa.binary_view():
+        return pa.large_binary()
+    if pa.types.is_list(type_) or pa.types.is_large_list(type_):
+        make = pa.list_ if pa.types.is_list(type_) else pa.large_list
+        return make(type_.value_field.with_type(_plain_type(type_.value_type)))
+    if pa.types.is_struct(type_):
+        return pa.struct([type_.field(i).with_type(_plain_type(type_.field(i).type))
+                          for i in range(type_.num_fields)])
+    if pa.types.is_map(type_):
+        return pa.map_(type_.key_field.with_type(_plain_type(type_.key_type)),
+                       type_.item_field.with_type(_plain_type(type_.item_type)),
+                       keys_sorted=type_.keys_sorted)
+    return type_
+
+
+def _plain_schema(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([field.with_type(_plain_type(field.type)) for field in schema],
+                     metadata=schema.metadata)
 
 
 def _check_fields(expected, batch):
@@ -130,7 +159,7 @@ class MapWriter(_NativeWriter):
         output = writer.output
     """
 
-    def __init__(self, schema, range_bounds=None, **settings):
+    def __init__(self, schema: Any, range_bounds: Any = None, **settings: Any) -> None:
         self._writer = ctypes.c_void_p()
         self.output = None
         if hasattr(schema, "__arrow_c_schema__") and not isinstance(schema, pa.Schema):
@@ -138,7 +167,11 @@ class MapWriter(_NativeWriter):
         if not isinstance(schema, pa.Schema):
             raise TypeError(f"MapWriter takes a pyarrow Schema (or an object with "
                             f"__arrow_c_schema__); got {type(schema).__qualname__}")
+        # Batches must have `schema`; the engine is given it with view types as their plain
+        # forms (each batch is cast, which copies the strings of a view column).
         self.schema = schema
+        plain = _plain_schema(schema)
+        self._native_schema = schema if plain.equals(schema) else plain
         self._options = _options(settings)
         try:
             if range_bounds is not None:
@@ -149,14 +182,14 @@ class MapWriter(_NativeWriter):
                 check(library.sluice_map_writer_options_set_range_bounds(
                     self._options, ctypes.byref(c_schema), ctypes.byref(c_array)))
             c_schema = ArrowSchema()
-            schema._export_to_c(ctypes.addressof(c_schema))
+            self._native_schema._export_to_c(ctypes.addressof(c_schema))
             check(library.sluice_map_writer_open(
                 self._options, ctypes.byref(c_schema), ctypes.byref(self._writer)))
         finally:
             library.sluice_map_writer_options_free(self._options)
             self._options = None
 
-    def write(self, data):
+    def write(self, data: Any) -> None:
         """Partitions and buffers a RecordBatch, every batch of a Table or RecordBatchReader, or
         of any object with __arrow_c_stream__ / __arrow_c_array__ (a polars DataFrame). Each
         batch must have the writer's columns: names, types and nullability are checked first
@@ -167,17 +200,22 @@ class MapWriter(_NativeWriter):
             raise ValueError("this MapWriter is finished; open another for more rows")
         for batch in _batches(data):
             _check_fields(self.schema, batch)
+            if self._native_schema is not self.schema and not batch.schema.equals(
+                    self._native_schema):
+                batch = batch.cast(self._native_schema)
             c_schema, c_array = ArrowSchema(), ArrowArray()
             batch._export_to_c(ctypes.addressof(c_array), ctypes.addressof(c_schema))
             check(library.sluice_map_writer_write(
                 self._writer, ctypes.byref(c_schema), ctypes.byref(c_array)))
 
-    def spill(self):
+    def spill(self) -> None:
+        """Writes everything held to a spill file and releases its memory."""
         if not self._writer:
             raise ValueError("this MapWriter is closed")
         check(library.sluice_map_writer_spill(self._writer))
 
-    def finish(self):
+    def finish(self) -> MapOutput:
+        """Writes and commits the map output; returns its offsets, lengths, checksums, metrics."""
         if not self._writer:
             raise ValueError("this MapWriter is closed")
         handle = ctypes.c_void_p()
@@ -185,7 +223,8 @@ class MapWriter(_NativeWriter):
         self.output = _read_output(handle)
         return self.output
 
-    def abort(self):
+    def abort(self) -> None:
+        """Removes every file of the unfinished output."""
         if self._writer:
             library.sluice_map_writer_abort(self._writer)
 
