@@ -117,3 +117,20 @@ def test_the_library_exports_its_c_api_only():
     names = [line.split()[-1] for line in symbols if line.strip()]
     assert names and all(name.startswith("sluice_") for name in names), \
         [name for name in names if not name.startswith("sluice_")][:10]
+
+
+def test_a_closed_reader_raises_and_a_closed_queue_is_refused(tmp_path):
+    path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(SCHEMA, data_path=str(path), partitions=2, keys=["id"],
+                          spark_files=True) as writer:
+        writer.write(good_batch(20))
+    reader = sluice.read_partitions([str(path)], 0, 2)
+    reader.close()
+    with pytest.raises((ValueError, OSError, pa.ArrowException)):
+        reader.read_next_batch()
+    queue = sluice.BlockQueue()
+    queue.close()
+    with pytest.raises(SluiceError, match="closed"):
+        queue.push(b"\xff\xff\xff\xff\x00\x00\x00\x00", 0)
+    with pytest.raises(SluiceError):
+        sluice.read_partitions([str(tmp_path / "missing.data")], 0).read_all()
