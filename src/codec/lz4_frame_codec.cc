@@ -130,7 +130,11 @@ class Lz4FrameDecompressor final : public Decompressor {
         ReadLz4Frame(input, input_size, destination, output_size,
                      output_size == 0 ? 0 : std::max(writable_size, output_size)));
     if (read == Lz4FrameRead::kDecoded) return Status::OK();
-    // The rest (frames with checksums or a dictionary id) through LZ4F, which verifies them.
+    // The rest (frames with checksums or a dictionary id) through LZ4F, which verifies them,
+    // from a clean context: nothing of an earlier frame (a dictionary or history pointer into a
+    // freed output, a half-read header) may decide how this one decodes. The fuzzer saw this
+    // path disagree with a fresh LZ4F context once, after millions of other inputs.
+    LZ4F_resetDecompressionContext(context_);
     size_t decoded = static_cast<size_t>(output_size);
     size_t consumed = static_cast<size_t>(input_size);
     LZ4F_decompressOptions_t options = {};
