@@ -28,7 +28,7 @@
 #include "batch_queue_internal.h"
 #include "map_output_file_reader_internal.h"
 #include "sluice/ipc/segment_decoder.h"
-#include "sluice/read/partition_reader.h"
+#include "sluice/read/partition_reader_options.h"
 #include "sluice/read/pushed_block_queue.h"
 
 namespace sluice::internal {

@@ -4,8 +4,8 @@
 #include <limits>
 #include <string>
 
+#include "sluice/base/boolean_text.h"
 #include "sluice/base/byte_size.h"
-#include "sluice/write/map_writer_settings.h"
 
 namespace sluice {
 

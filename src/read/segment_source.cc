@@ -1,7 +1,7 @@
 #include "sluice/read/segment_source.h"
 
+#include "sluice/io/map_output_layout.h"
 #include "sluice/io/spark_shuffle_files.h"
-#include "sluice/write/map_writer.h"
 
 namespace sluice {
 
@@ -18,7 +18,7 @@ MapOutputFile MapOutputFile::Spark(std::string data_path, int32_t start_partitio
   return file;
 }
 
-MapOutputFile MapOutputFile::FromMapOutput(const MapOutput& output, int32_t start_partition,
+MapOutputFile MapOutputFile::FromMapOutput(const MapOutputLayout& output, int32_t start_partition,
                                            int32_t end_partition) {
   MapOutputFile file;
   file.data_path = output.data_path;

@@ -13,7 +13,6 @@
 #include "sluice/io/output_target.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/ipc_format.h"
-#include "sluice/write/map_writer.h"
 
 namespace sluice {
 
@@ -114,27 +113,6 @@ Status MapOutputFiles::TimedFlush(OutputFile* file) {
   return status;
 }
 
-MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options) {
-  MapOutputFilesOptions files;
-  files.data_path = options.data_path;
-  files.spill_directories = options.spill_directories;
-  if (files.spill_directories.empty())
-    files.spill_directories.push_back(DirectoryOf(options.data_path));
-  files.checksum = options.checksum;
-  files.overwrite = options.overwrite;
-  files.sync = options.sync;
-  files.file = options.file;
-  if (options.write_spark_files) {
-    const auto names = SparkShuffleFileNames::ForDataFile(options.data_path);
-    files.index_path = options.index_path.empty() ? names.index : options.index_path;
-    if (options.checksum != ChecksumAlgorithm::kNone) {
-      files.checksum_path =
-          options.checksum_path.empty() ? names.Checksum(options.checksum) : options.checksum_path;
-    }
-  }
-  return files;
-}
-
 Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& encode) {
   const auto flush_start = SteadyClock::now();
   Status status = WriteSpill(has_rows, encode);
@@ -175,7 +153,7 @@ Status MapOutputFiles::WriteSpill(const HasRows& has_rows, const EncodePartition
 }
 
 Status MapOutputFiles::Finish(const HasRows& has_rows, const EncodePartition& encode,
-                              MapOutput* output) {
+                              MapOutputLayout* output) {
   const auto flush_start = SteadyClock::now();
   Status status = WriteDataFile(has_rows, encode, output);
   metrics_.flush_nanos += NanosSince(flush_start);
@@ -183,7 +161,7 @@ Status MapOutputFiles::Finish(const HasRows& has_rows, const EncodePartition& en
 }
 
 Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartition& encode,
-                                     MapOutput* output) {
+                                     MapOutputLayout* output) {
   output->checksum_algorithm = options_.checksum;
   output->offsets.assign(static_cast<size_t>(partition_count_) + 1, 0);
   output->lengths.assign(static_cast<size_t>(partition_count_), 0);
@@ -253,7 +231,7 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
 
 // Writes the Spark files under temporary names, then renames everything into place: data
 // first, the index last, so an index never points at a missing data file.
-Status MapOutputFiles::Commit(const MapOutput& output) {
+Status MapOutputFiles::Commit(const MapOutputLayout& output) {
   std::string index_temporary;
   std::string checksum_temporary;
   // Room for every committed path now: a failed allocation after a rename would leave that

@@ -524,4 +524,25 @@ const MapWriterMetrics& MapWriter::metrics() const {
   return impl_->metrics();
 }
 
+MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options) {
+  MapOutputFilesOptions files;
+  files.data_path = options.data_path;
+  files.spill_directories = options.spill_directories;
+  if (files.spill_directories.empty())
+    files.spill_directories.push_back(DirectoryOf(options.data_path));
+  files.checksum = options.checksum;
+  files.overwrite = options.overwrite;
+  files.sync = options.sync;
+  files.file = options.file;
+  if (options.write_spark_files) {
+    const auto names = SparkShuffleFileNames::ForDataFile(options.data_path);
+    files.index_path = options.index_path.empty() ? names.index : options.index_path;
+    if (options.checksum != ChecksumAlgorithm::kNone) {
+      files.checksum_path =
+          options.checksum_path.empty() ? names.Checksum(options.checksum) : options.checksum_path;
+    }
+  }
+  return files;
+}
+
 }  // namespace sluice

@@ -50,15 +50,6 @@ Status WithKey(Status status, std::string_view key) {
 
 }  // namespace
 
-Result<bool> ParseBoolean(std::string_view text) {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower == "true" || lower == "1" || lower == "yes" || lower == "on") return true;
-  if (lower == "false" || lower == "0" || lower == "no" || lower == "off") return false;
-  return Status::Invalid("'", text, "' is not a boolean (true or false)");
-}
-
 Result<int> ResolveColumn(const Schema& schema, std::string_view text) {
   const int by_name = schema.FieldIndex(text);
   if (by_name >= 0) return by_name;

@@ -25,7 +25,7 @@
 
 namespace sluice {
 
-struct MapOutput;
+struct MapOutputLayout;
 class PushedBlockQueue;
 
 /// One map output's data file on disk, and the partitions to read from it.
@@ -56,7 +56,7 @@ struct MapOutputFile {
                              ChecksumAlgorithm checksum = ChecksumAlgorithm::kNone);
   /// Describes a map output by what its writer returned: offsets and checksums in memory, no
   /// index file read. Checksums are verified when the output has them.
-  static MapOutputFile FromMapOutput(const MapOutput& output, int32_t start_partition,
+  static MapOutputFile FromMapOutput(const MapOutputLayout& output, int32_t start_partition,
                                      int32_t end_partition);
 };
 

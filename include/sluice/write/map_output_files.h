@@ -21,12 +21,10 @@
 
 #include "sluice/base/result.h"
 #include "sluice/codec/checksum.h"
+#include "sluice/io/map_output_layout.h"
 #include "sluice/io/output_file.h"
 
 namespace sluice {
-
-struct MapOutput;
-struct MapWriterOptions;
 
 /// Where a map task's files go and how they are committed.
 struct MapOutputFilesOptions {
@@ -53,10 +51,6 @@ struct MapOutputFilesMetrics {
   int64_t flush_nanos = 0;
 };
 
-/// The files part of a writer's options: paths (Spark's names derived from the data file when
-/// asked), spill directories (the data file's directory when none), checksum, commit.
-MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options);
-
 class MapOutputFiles {
  public:
   /// Appends partition `p`'s blocks to `file`, updating `checksum` with the bytes it appends.
@@ -80,7 +74,7 @@ class MapOutputFiles {
 
   /// Writes the data file from the spills and the rows still held, then commits. Fills the
   /// offsets, lengths, checksums and paths of `output`.
-  Status Finish(const HasRows& has_rows, const EncodePartition& encode, MapOutput* output);
+  Status Finish(const HasRows& has_rows, const EncodePartition& encode, MapOutputLayout* output);
 
   /// Removes every file made so far (committed ones too if the commit did not complete).
   void Abort();
@@ -96,8 +90,9 @@ class MapOutputFiles {
                  std::span<const uint8_t> schema_message);
   Status TimedFlush(OutputFile* file);
   Status WriteSpill(const HasRows& has_rows, const EncodePartition& encode);
-  Status WriteDataFile(const HasRows& has_rows, const EncodePartition& encode, MapOutput* output);
-  Status Commit(const MapOutput& output);
+  Status WriteDataFile(const HasRows& has_rows, const EncodePartition& encode,
+                       MapOutputLayout* output);
+  Status Commit(const MapOutputLayout& output);
   std::vector<std::string> ReplacedSiblings() const;
   Status RemoveReplacedSiblings(const std::vector<std::string>& siblings);
 

@@ -25,10 +25,12 @@
 #include "sluice/base/result.h"
 #include "sluice/codec/checksum.h"
 #include "sluice/format/record_batch.h"
+#include "sluice/io/map_output_layout.h"
 #include "sluice/io/output_file.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/memory/memory_budget.h"
 #include "sluice/partition/partitioner.h"
+#include "sluice/write/map_output_files.h"
 
 namespace sluice {
 
@@ -120,22 +122,17 @@ struct MapWriterMetrics {
   int64_t total_nanos = 0;
 };
 
-/// What a finished map task produced.
-struct MapOutput {
-  /// P + 1 offsets of the partitions in the data file; partition p is [offsets[p], offsets[p+1]).
-  std::vector<int64_t> offsets;
-  /// P lengths (offsets[p + 1] - offsets[p]); an empty partition is zero bytes.
-  std::vector<int64_t> lengths;
-  /// P checksums of each partition's bytes; empty when the algorithm is kNone.
-  std::vector<uint32_t> checksums;
-  ChecksumAlgorithm checksum_algorithm = ChecksumAlgorithm::kNone;
-  std::string data_path;
-  std::string index_path;     ///< Empty unless Spark files were written.
-  std::string checksum_path;  ///< Empty unless Spark files were written with a checksum.
+/// What a finished map task produced: where its partitions lie (MapOutputLayout, which the
+/// readers take), and what the writer counted.
+struct MapOutput : MapOutputLayout {
   /// P row counts, when MapWriterOptions::count_partition_rows asked for them; empty otherwise.
   std::vector<int64_t> partition_rows;
   MapWriterMetrics metrics;
 };
+
+/// The files part of a writer's options: paths (Spark's names derived from the data file when
+/// asked), spill directories (the data file's directory when none), checksum, commit.
+MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options);
 
 class MapWriter {
  public:

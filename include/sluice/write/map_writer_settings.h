@@ -25,6 +25,7 @@
 
 #include <string_view>
 
+#include "sluice/base/boolean_text.h"
 #include "sluice/base/status.h"
 #include "sluice/write/map_writer.h"
 
@@ -34,9 +35,6 @@ namespace sluice {
 /// options->schema, which must be set first when names are used. Errors name the key and value.
 Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
                              std::string_view value);
-
-/// Parses "true"/"false" (also 1/0, yes/no, on/off).
-Result<bool> ParseBoolean(std::string_view text);
 
 /// Resolves a column given by name or as c<index> / <index> against `schema`.
 Result<int> ResolveColumn(const Schema& schema, std::string_view text);
