@@ -17,7 +17,7 @@ CMAKE_COMMON := -G Ninja -DSLUICE_SHARED_DIR=$(SHARED_DIR)
 
 .PHONY: all deps build build-asan build-tsan test test-unit test-asan test-tsan test-interop test-fuzz
 .PHONY: demo bench format clean
-.PHONY: test-cli fuzz test-python
+.PHONY: test-cli fuzz test-python lint
 .PHONY: spark-deps jar test-spark spark-demo spark-bench
 
 all: build
@@ -46,8 +46,8 @@ build-tsan: deps $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 
 ## test: every test: unit tests, the same under ASan+UBSan, the threaded modules' under TSan,
-## pyarrow interop, bounded fuzzing, the Spark plugin, the command-line tool.
-test: test-unit test-asan test-tsan test-interop test-python test-fuzz test-spark test-cli
+## pyarrow interop, bounded fuzzing, the Spark plugin, the command-line tool; first the lint.
+test: lint test-unit test-asan test-tsan test-interop test-python test-fuzz test-spark test-cli
 	@echo "make test: all suites passed"
 
 test-unit: build
@@ -128,6 +128,11 @@ bench: build
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cc')
+
+## lint: every C++ file as .clang-format has it, and the includes follow DESIGN.md's layers.
+lint: deps
+	clang-format --dry-run --Werror $$(git ls-files '*.h' '*.cc')
+	python3 scripts/check_layers.py
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

@@ -303,8 +303,8 @@ int RunInspectCommand(std::span<const std::string> arguments) {
                     report.has_checksum ? Hex32(report.checksum) : "-"});
     }
     if (non_empty < static_cast<int64_t>(partitions)) {
-      table.AddRow({"(" + TablePrinter::FormatInteger(static_cast<int64_t>(partitions) -
-                                                       non_empty) +
+      table.AddRow({"(" +
+                        TablePrinter::FormatInteger(static_cast<int64_t>(partitions) - non_empty) +
                         " empty)",
                     "", "0", "0", "0", "-", ""});
     }

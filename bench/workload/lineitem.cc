@@ -14,35 +14,38 @@ constexpr int32_t kOrderDates = 2405;  // to 1998-08-02
 constexpr int64_t kParts = 200000;     // per scale factor
 constexpr int64_t kSuppliers = 10000;
 
-const char* const kInstructions[] = {"DELIVER IN PERSON", "COLLECT COD", "NONE", "TAKE BACK RETURN"};
+const char* const kInstructions[] = {"DELIVER IN PERSON", "COLLECT COD", "NONE",
+                                     "TAKE BACK RETURN"};
 const char* const kModes[] = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
-const char* const kWords[] = {
-    "furiously", "carefully", "quickly", "slyly", "blithely", "ironic", "final", "regular",
-    "express", "pending", "bold", "even", "special", "silent", "unusual", "deposits",
-    "requests", "packages", "accounts", "instructions", "theodolites", "foxes", "pinto", "beans",
-    "dependencies", "platelets", "asymptotes", "courts", "dolphins", "ideas", "sleep", "wake",
-    "are", "haggle", "nag", "use", "boost", "affix", "detect", "integrate"};
+const char* const kWords[] = {"furiously",   "carefully",  "quickly",  "slyly",    "blithely",
+                              "ironic",      "final",      "regular",  "express",  "pending",
+                              "bold",        "even",       "special",  "silent",   "unusual",
+                              "deposits",    "requests",   "packages", "accounts", "instructions",
+                              "theodolites", "foxes",      "pinto",    "beans",    "dependencies",
+                              "platelets",   "asymptotes", "courts",   "dolphins", "ideas",
+                              "sleep",       "wake",       "are",      "haggle",   "nag",
+                              "use",         "boost",      "affix",    "detect",   "integrate"};
 
 }  // namespace
 
 SchemaPtr LineitemSchema() {
-  static const SchemaPtr schema = std::make_shared<Schema>(std::vector<Field>{
-      MakeField("l_orderkey", DataType::Int64(), false),
-      MakeField("l_partkey", DataType::Int64(), false),
-      MakeField("l_suppkey", DataType::Int64(), false),
-      MakeField("l_linenumber", DataType::Int32(), false),
-      MakeField("l_quantity", DataType::Decimal128(15, 2), false),
-      MakeField("l_extendedprice", DataType::Decimal128(15, 2), false),
-      MakeField("l_discount", DataType::Decimal128(15, 2), false),
-      MakeField("l_tax", DataType::Decimal128(15, 2), false),
-      MakeField("l_returnflag", DataType::Utf8(), false),
-      MakeField("l_linestatus", DataType::Utf8(), false),
-      MakeField("l_shipdate", DataType::Date32(), false),
-      MakeField("l_commitdate", DataType::Date32(), false),
-      MakeField("l_receiptdate", DataType::Date32(), false),
-      MakeField("l_shipinstruct", DataType::Utf8(), false),
-      MakeField("l_shipmode", DataType::Utf8(), false),
-      MakeField("l_comment", DataType::Utf8(), false)});
+  static const SchemaPtr schema = std::make_shared<Schema>(
+      std::vector<Field>{MakeField("l_orderkey", DataType::Int64(), false),
+                         MakeField("l_partkey", DataType::Int64(), false),
+                         MakeField("l_suppkey", DataType::Int64(), false),
+                         MakeField("l_linenumber", DataType::Int32(), false),
+                         MakeField("l_quantity", DataType::Decimal128(15, 2), false),
+                         MakeField("l_extendedprice", DataType::Decimal128(15, 2), false),
+                         MakeField("l_discount", DataType::Decimal128(15, 2), false),
+                         MakeField("l_tax", DataType::Decimal128(15, 2), false),
+                         MakeField("l_returnflag", DataType::Utf8(), false),
+                         MakeField("l_linestatus", DataType::Utf8(), false),
+                         MakeField("l_shipdate", DataType::Date32(), false),
+                         MakeField("l_commitdate", DataType::Date32(), false),
+                         MakeField("l_receiptdate", DataType::Date32(), false),
+                         MakeField("l_shipinstruct", DataType::Utf8(), false),
+                         MakeField("l_shipmode", DataType::Utf8(), false),
+                         MakeField("l_comment", DataType::Utf8(), false)});
   return schema;
 }
 
@@ -84,8 +87,8 @@ RecordBatch LineitemGenerator::Next(int64_t rows) {
     const int32_t receipt_date = ship_date + static_cast<int32_t>(Uniform(1, 30));
     builders[0]->Append<int64_t>(order_key_);
     builders[1]->Append<int64_t>(part);
-    builders[2]->Append<int64_t>((part + Uniform(0, 3) * (kSuppliers / 4 + (part - 1) / kSuppliers)) %
-                                     kSuppliers + 1);
+    builders[2]->Append<int64_t>(
+        (part + Uniform(0, 3) * (kSuppliers / 4 + (part - 1) / kSuppliers)) % kSuppliers + 1);
     builders[3]->Append<int32_t>(line_number_);
     builders[4]->Append<__int128>(quantity * 100);
     builders[5]->Append<__int128>(quantity * price);

@@ -21,7 +21,7 @@ class LineitemGenerator {
   RecordBatch Next(int64_t rows);
 
  private:
-  uint64_t Random();  // splitmix64
+  uint64_t Random();                           // splitmix64
   int64_t Uniform(int64_t low, int64_t high);  // inclusive
 
   uint64_t state_;

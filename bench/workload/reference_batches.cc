@@ -29,7 +29,8 @@ RecordBatch MixedBatch(int64_t rows, int64_t first_row) {
 
 RecordBatch Flat50Batch(int64_t rows, int64_t first_row) {
   std::vector<Field> fields;
-  for (int c = 0; c < 50; ++c) fields.push_back(MakeField("c" + std::to_string(c), DataType::Int32(), false));
+  for (int c = 0; c < 50; ++c)
+    fields.push_back(MakeField("c" + std::to_string(c), DataType::Int32(), false));
   auto schema = std::make_shared<Schema>(std::move(fields));
   auto builders = MakeBuilders(*schema);
   for (int c = 0; c < 50; ++c) {
@@ -65,7 +66,8 @@ void AppendNested(ArrayBuilder& builder) {
 
 RecordBatch NestedBatch(int64_t rows) {
   std::vector<Field> fields;
-  for (int c = 0; c < 4; ++c) fields.push_back(MakeField("c" + std::to_string(c), NestedType(6), false));
+  for (int c = 0; c < 4; ++c)
+    fields.push_back(MakeField("c" + std::to_string(c), NestedType(6), false));
   auto schema = std::make_shared<Schema>(std::move(fields));
   auto builders = MakeBuilders(*schema);
   for (auto& builder : builders) {

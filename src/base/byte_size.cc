@@ -65,7 +65,10 @@ std::string FormatByteSize(int64_t bytes) {
   if (unit == 0) {
     std::snprintf(text, sizeof(text), "%lld B", static_cast<long long>(bytes));
   } else {
-    std::snprintf(text, sizeof(text), value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s",
+    std::snprintf(text, sizeof(text),
+                  value < 10    ? "%.2f %s"
+                  : value < 100 ? "%.1f %s"
+                                : "%.0f %s",
                   value, kUnits[unit]);
   }
   return text;

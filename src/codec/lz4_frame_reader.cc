@@ -1,5 +1,3 @@
-#include "lz4_frame_reader_internal.h"
-
 #include <lz4.h>
 
 #include <algorithm>
@@ -7,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "lz4_frame_reader_internal.h"
 #include "sluice/base/bit_ops.h"
 
 namespace sluice::internal {
@@ -107,8 +106,8 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
     position += 8;
   }
   // The checksum covers the content size, so it is checked first.
-  const uint8_t header_checksum = static_cast<uint8_t>(
-      Xxh32OfShortInput(input + kMagicSize, position - kMagicSize) >> 8);
+  const uint8_t header_checksum =
+      static_cast<uint8_t>(Xxh32OfShortInput(input + kMagicSize, position - kMagicSize) >> 8);
   if (input[position] != header_checksum) {
     return Corrupt(position, "the frame header checksum does not match");
   }
@@ -161,12 +160,11 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
       const char* history_end = reinterpret_cast<const char*>(output + decoded);
       const int history = static_cast<int>(linked ? std::min(decoded, kLinkedHistory) : 0);
       auto decode_block = [&](char* into, int64_t into_capacity) {
-        return history == 0
-                   ? LZ4_decompress_safe(source, into, static_cast<int>(block_size),
-                                         static_cast<int>(into_capacity))
-                   : LZ4_decompress_safe_usingDict(source, into, static_cast<int>(block_size),
-                                                   static_cast<int>(into_capacity),
-                                                   history_end - history, history);
+        return history == 0 ? LZ4_decompress_safe(source, into, static_cast<int>(block_size),
+                                                  static_cast<int>(into_capacity))
+                            : LZ4_decompress_safe_usingDict(
+                                  source, into, static_cast<int>(block_size),
+                                  static_cast<int>(into_capacity), history_end - history, history);
       };
       int result = decode_block(destination, capacity);
       if (result < 0) {

@@ -18,8 +18,7 @@ void GrowBitmap(AlignedBuffer& bitmap, int64_t bit_count) {
 }
 
 bool IsOffsetType(TypeId id) {
-  return IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList ||
-         id == TypeId::kMap;
+  return IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap;
 }
 }  // namespace
 

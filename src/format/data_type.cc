@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-
 namespace sluice {
 
 bool Field::Equals(const Field& other) const {
@@ -64,10 +63,10 @@ std::string DataType::ToString() const {
 }
 
 // Parameterless types are built once; every call returns the same instance.
-#define SLUICE_SIMPLE_TYPE(Name, Id) \
-  TypePtr DataType::Name() {         \
+#define SLUICE_SIMPLE_TYPE(Name, Id)                         \
+  TypePtr DataType::Name() {                                 \
     static const TypePtr instance(new DataType(TypeId::Id)); \
-    return instance;                 \
+    return instance;                                         \
   }
 SLUICE_SIMPLE_TYPE(Null, kNull)
 SLUICE_SIMPLE_TYPE(Boolean, kBoolean)

@@ -30,7 +30,9 @@ Result<std::unique_ptr<InputFile>> InputFile::Open(std::string path) {
   return std::unique_ptr<InputFile>(new InputFile(std::move(path), fd, info.st_size));
 }
 
-InputFile::~InputFile() { ::close(fd_); }
+InputFile::~InputFile() {
+  ::close(fd_);
+}
 
 Status InputFile::ReadAt(int64_t offset, int64_t length, uint8_t* out) const {
   if (offset < 0 || length < 0 || offset > size_ || length > size_ - offset) {

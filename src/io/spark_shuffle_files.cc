@@ -18,8 +18,8 @@ std::string SparkShuffleFileNames::Checksum(ChecksumAlgorithm algorithm) const {
 SparkShuffleFileNames SparkShuffleFileNames::For(const std::string& directory, int64_t shuffle_id,
                                                  int64_t map_id) {
   // Spark's reduce id in the name is always 0 for sort-shuffle outputs (NOOP_REDUCE_ID).
-  const std::string stem = directory + "/shuffle_" + std::to_string(shuffle_id) + "_" +
-                           std::to_string(map_id) + "_0";
+  const std::string stem =
+      directory + "/shuffle_" + std::to_string(shuffle_id) + "_" + std::to_string(map_id) + "_0";
   return SparkShuffleFileNames{stem + ".data", stem + ".index"};
 }
 

@@ -1,8 +1,7 @@
-#include "schema_message_internal.h"
-
 #include <cstring>
 #include <string>
 
+#include "schema_message_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/ipc/ipc_format.h"
 
@@ -141,7 +140,8 @@ Status AppendSchemaMessage(const Schema& schema, AlignedBuffer* out) {
   for (const auto& field : schema.fields()) fields.push_back(FieldToFlatbuffer(builder, field));
   auto fields_offset = builder.CreateVector(fields);
   Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> metadata_offset;
-  if (!schema.metadata().empty()) metadata_offset = MetadataToFlatbuffer(builder, schema.metadata());
+  if (!schema.metadata().empty())
+    metadata_offset = MetadataToFlatbuffer(builder, schema.metadata());
   auto schema_offset =
       fb::CreateSchema(builder, fb::Endianness::Little, fields_offset, metadata_offset);
   auto message = fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::Schema,

@@ -1,6 +1,6 @@
-#include "rows_by_partition_internal.h"
-
 #include <algorithm>
+
+#include "rows_by_partition_internal.h"
 
 namespace sluice {
 

@@ -1,7 +1,5 @@
 // Lz4FrameReader: reads the frames LZ4F writes, straight into the output, and agrees with LZ4F
 // on every damaged frame.
-#include "codec/lz4_frame_reader_internal.h"
-
 #include <gtest/gtest.h>
 #include <lz4frame.h>
 
@@ -10,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/lz4_frame_reader_internal.h"
 #include "sluice/codec/compression.h"
 
 namespace sluice::internal {
@@ -24,8 +23,8 @@ std::vector<uint8_t> TextBytes(size_t size) {
 std::vector<uint8_t> FrameOf(const std::vector<uint8_t>& content,
                              const LZ4F_preferences_t& preferences) {
   std::vector<uint8_t> frame(LZ4F_compressFrameBound(content.size(), &preferences));
-  const size_t size = LZ4F_compressFrame(frame.data(), frame.size(), content.data(),
-                                         content.size(), &preferences);
+  const size_t size =
+      LZ4F_compressFrame(frame.data(), frame.size(), content.data(), content.size(), &preferences);
   EXPECT_FALSE(LZ4F_isError(size));
   frame.resize(size);
   return frame;
@@ -72,11 +71,11 @@ TEST(Lz4FrameReaderTest, Xxh32MatchesTheReferenceValueForNoBytes) {
 
 TEST(Lz4FrameReaderTest, ReadsSluiceFramesOfEverySize) {
   auto compressor = Compressor::Make(CompressionCodec::kLz4Frame).ValueOrDie();
-  for (size_t size : {size_t{0}, size_t{1}, size_t{63}, size_t{4096}, size_t{65536},
-                      size_t{65537}, size_t{300000}}) {
+  for (size_t size : {size_t{0}, size_t{1}, size_t{63}, size_t{4096}, size_t{65536}, size_t{65537},
+                      size_t{300000}}) {
     const std::vector<uint8_t> content = TextBytes(size);
-    std::vector<uint8_t> frame(static_cast<size_t>(
-        compressor->MaxCompressedSize(static_cast<int64_t>(size))));
+    std::vector<uint8_t> frame(
+        static_cast<size_t>(compressor->MaxCompressedSize(static_cast<int64_t>(size))));
     const int64_t frame_size = compressor
                                    ->Compress(content.data(), static_cast<int64_t>(size),
                                               frame.data(), static_cast<int64_t>(frame.size()))
@@ -157,8 +156,8 @@ TEST(Lz4FrameReaderTest, ReadsABlockThatDecodesToNothingAfterTheContent) {
   // a single empty sequence, then the end mark. Valid, and exactly one byte.
   std::vector<uint8_t> frame = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40};
   frame.push_back(static_cast<uint8_t>(Xxh32OfShortInput(frame.data() + 4, 2) >> 8));
-  for (uint8_t byte : {0x01, 0x00, 0x00, 0x80, 0x7A, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                       0x00, 0x00}) {
+  for (uint8_t byte :
+       {0x01, 0x00, 0x00, 0x80, 0x7A, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}) {
     frame.push_back(byte);
   }
   for (int64_t room : {0, 64}) {
@@ -202,8 +201,9 @@ TEST(Lz4FrameReaderTest, AgreesWithLz4fOnEveryFlipAndTruncation) {
         agree(damaged, "bit " + std::to_string(bit));
       }
       for (size_t size = 0; size < frame.size(); ++size) {
-        agree(std::vector<uint8_t>(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(size)),
-              "truncated to " + std::to_string(size));
+        agree(
+            std::vector<uint8_t>(frame.begin(), frame.begin() + static_cast<std::ptrdiff_t>(size)),
+            "truncated to " + std::to_string(size));
       }
     }
   }

@@ -40,20 +40,27 @@ struct Format {
 };
 
 constexpr Format kFormats[] = {
-    {"n", 0, 0, 0},         {"b", 2, -1, 0},        {"c", 2, 1, 0},
-    {"C", 2, 1, 0},         {"s", 2, 2, 0},         {"S", 2, 2, 0},
-    {"i", 2, 4, 0},         {"I", 2, 4, 0},         {"l", 2, 8, 0},
-    {"L", 2, 8, 0},         {"f", 2, 4, 0},         {"g", 2, 8, 0},
-    {"z", 3, -4, 0},        {"Z", 3, -8, 0},        {"u", 3, -4, 0},
-    {"U", 3, -8, 0},        {"tdD", 2, 4, 0},       {"tss:", 2, 8, 0},
-    {"tsm:UTC", 2, 8, 0},   {"tsn:Europe/Paris", 2, 8, 0},
-    {"d:11,2", 2, 16, 0},   {"d:38,10", 2, 16, 0},  {"w:5", 2, 5, 0},
-    {"+l", 2, -4, 1},       {"+L", 2, -8, 1},       {"+s", 1, 0, -1},
-    {"+m", 2, -4, 1},       {"e", 2, 2, 0},         {"tdm", 2, 8, 0},
-    {"ttu", 2, 8, 0},       {"tDs", 2, 8, 0},       {"tiM", 2, 4, 0},
-    {"vu", 2, 16, 0},       {"+w:2", 1, 0, 1},      {"+r", 0, 0, 2},
-    {"+ud:0,1", 2, 4, 2},   {"+us:0", 1, 1, 1},     {"d:5,2,256", 2, 32, 0},
-    {"d:4,1,32", 2, 4, 0},  {"+vl", 3, 4, 1},       {"zz", 3, -4, 0},
+    {"n", 0, 0, 0},        {"b", 2, -1, 0},
+    {"c", 2, 1, 0},        {"C", 2, 1, 0},
+    {"s", 2, 2, 0},        {"S", 2, 2, 0},
+    {"i", 2, 4, 0},        {"I", 2, 4, 0},
+    {"l", 2, 8, 0},        {"L", 2, 8, 0},
+    {"f", 2, 4, 0},        {"g", 2, 8, 0},
+    {"z", 3, -4, 0},       {"Z", 3, -8, 0},
+    {"u", 3, -4, 0},       {"U", 3, -8, 0},
+    {"tdD", 2, 4, 0},      {"tss:", 2, 8, 0},
+    {"tsm:UTC", 2, 8, 0},  {"tsn:Europe/Paris", 2, 8, 0},
+    {"d:11,2", 2, 16, 0},  {"d:38,10", 2, 16, 0},
+    {"w:5", 2, 5, 0},      {"+l", 2, -4, 1},
+    {"+L", 2, -8, 1},      {"+s", 1, 0, -1},
+    {"+m", 2, -4, 1},      {"e", 2, 2, 0},
+    {"tdm", 2, 8, 0},      {"ttu", 2, 8, 0},
+    {"tDs", 2, 8, 0},      {"tiM", 2, 4, 0},
+    {"vu", 2, 16, 0},      {"+w:2", 1, 0, 1},
+    {"+r", 0, 0, 2},       {"+ud:0,1", 2, 4, 2},
+    {"+us:0", 1, 1, 1},    {"d:5,2,256", 2, 32, 0},
+    {"d:4,1,32", 2, 4, 0}, {"+vl", 3, 4, 1},
+    {"zz", 3, -4, 0},
 };
 constexpr int kFormatCount = static_cast<int>(sizeof(kFormats) / sizeof(kFormats[0]));
 constexpr int kMaxDepth = 4;
@@ -93,8 +100,12 @@ struct Arena {
   }
 };
 
-void ReleaseSchema(ArrowSchema* schema) { schema->release = nullptr; }
-void ReleaseArray(ArrowArray* array) { array->release = nullptr; }
+void ReleaseSchema(ArrowSchema* schema) {
+  schema->release = nullptr;
+}
+void ReleaseArray(ArrowArray* array) {
+  array->release = nullptr;
+}
 
 // Builds one node (schema and array together). `length_hint` is the length a correct producer
 // would give it (a struct child's parent length), which the program may change.
@@ -182,10 +193,18 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
   }
   if (length >= 0 && format.buffers >= 1) {
     switch (null_count_kind) {
-      case 0: array->null_count = -1; break;
-      case 1: array->null_count = nulls; break;
-      case 2: array->null_count = 0; break;
-      default: array->null_count = nulls + 1 + program.Byte() % 3; break;
+      case 0:
+        array->null_count = -1;
+        break;
+      case 1:
+        array->null_count = nulls;
+        break;
+      case 2:
+        array->null_count = 0;
+        break;
+      default:
+        array->null_count = nulls + 1 + program.Byte() % 3;
+        break;
     }
   } else {
     array->null_count = format.buffers == 0 && length > 0 ? length : 0;

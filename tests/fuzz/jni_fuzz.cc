@@ -36,7 +36,9 @@ struct FakeObjectArray : FakeObject {
   std::vector<jobject> elements;
 };
 
-FakeObject* Unwrap(jobject object) { return reinterpret_cast<FakeObject*>(object); }
+FakeObject* Unwrap(jobject object) {
+  return reinterpret_cast<FakeObject*>(object);
+}
 template <typename T>
 T* As(jobject object) {
   return dynamic_cast<T*>(Unwrap(object));
@@ -53,7 +55,9 @@ jint JNICALL ThrowNew(JNIEnv*, jclass, const char* message) {
   pending_exception = message != nullptr && *message != '\0' ? message : "(empty)";
   return 0;
 }
-jboolean JNICALL ExceptionCheck(JNIEnv*) { return pending_exception.empty() ? JNI_FALSE : JNI_TRUE; }
+jboolean JNICALL ExceptionCheck(JNIEnv*) {
+  return pending_exception.empty() ? JNI_FALSE : JNI_TRUE;
+}
 void JNICALL DeleteLocalRef(JNIEnv*, jobject) {}
 jstring JNICALL NewStringUTF(JNIEnv*, const char* text) {
   auto string = std::make_unique<FakeString>();
@@ -253,8 +257,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           const jlong wanted = input.Word() % (1 << 16);
           Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNextPageBytes(env, nullptr,
                                                                                 writer, wanted);
-          if (Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(
-                  env, nullptr, writer, wanted, page) >= 0 &&
+          if (Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(env, nullptr, writer,
+                                                                              wanted, page) >= 0 &&
               pending_exception.empty()) {
             page_number = page_values[0];
             page_base = reinterpret_cast<uint8_t*>(static_cast<intptr_t>(page_values[1]));
@@ -267,7 +271,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           size_t row_bytes = (input.Byte() % 16) * 8;
           const uint8_t* row = input.Take(&row_bytes);
           row_bytes &= ~size_t{7};
-          if (page_base == nullptr || cursor + 8 + static_cast<int64_t>(row_bytes) > page_capacity ||
+          if (page_base == nullptr ||
+              cursor + 8 + static_cast<int64_t>(row_bytes) > page_capacity ||
               count == pointer_values.size()) {
             break;
           }
@@ -275,9 +280,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           std::memcpy(page_base + cursor, &prefix, 8);
           std::memcpy(page_base + cursor + 8, row, row_bytes);
           const uint64_t partition = input.Byte() % (partitions + 1);  // sometimes out of range
-          pointer_values[count++] = static_cast<jlong>((partition << 40) |
-                                                       (static_cast<uint64_t>(page_number) << 27) |
-                                                       static_cast<uint64_t>(cursor));
+          pointer_values[count++] =
+              static_cast<jlong>((partition << 40) | (static_cast<uint64_t>(page_number) << 27) |
+                                 static_cast<uint64_t>(cursor));
           cursor += 8 + prefix;
           break;
         }
@@ -286,8 +291,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           break;
         }
         case 3: {  // hand the pointers over (a wrong count now and then)
-          const jint handed = (input.Byte() & 0x80) ? static_cast<jint>(count) + 1
-                                                    : static_cast<jint>(count);
+          const jint handed =
+              (input.Byte() & 0x80) ? static_cast<jint>(count) + 1 : static_cast<jint>(count);
           Java_org_apache_spark_shuffle_sluice_SluiceNative_writerAddPointers(env, nullptr, writer,
                                                                               pointers, handed);
           count = 0;
@@ -316,8 +321,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pending_exception.clear();
 
   // A reduce task over blocks made of the rest of the input.
-  const jlong reader = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(env, nullptr,
-                                                                                        schema);
+  const jlong reader =
+      Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(env, nullptr, schema);
   if (reader != 0) {
     const jlongArray addresses = Longs(owned, 3);
     auto& address_values = As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values;
@@ -337,9 +342,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             env, nullptr, reader, addresses);
         if (rows <= 0 || !pending_exception.empty()) break;
         // Read every row as the JVM's UnsafeRow would: its first and last byte.
-        const auto* base = reinterpret_cast<const uint8_t*>(static_cast<intptr_t>(address_values[0]));
-        const auto* offsets = reinterpret_cast<const int64_t*>(static_cast<intptr_t>(address_values[1]));
-        const auto* sizes = reinterpret_cast<const int32_t*>(static_cast<intptr_t>(address_values[2]));
+        const auto* base =
+            reinterpret_cast<const uint8_t*>(static_cast<intptr_t>(address_values[0]));
+        const auto* offsets =
+            reinterpret_cast<const int64_t*>(static_cast<intptr_t>(address_values[1]));
+        const auto* sizes =
+            reinterpret_cast<const int32_t*>(static_cast<intptr_t>(address_values[2]));
         volatile uint8_t sink = 0;
         for (jint r = 0; r < rows; ++r) {
           if (sizes[r] < 0) std::abort();

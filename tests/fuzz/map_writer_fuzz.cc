@@ -94,8 +94,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sluice::MapWriterOptions options;
   options.schema = schema;
   options.partitioning.partition_count = 1 + data[0];
-  const bool round_robin = (data[1] & 4) != 0 || schema->num_fields() == 0 ||
-                           !Hashable(*schema->field(0).type);
+  const bool round_robin =
+      (data[1] & 4) != 0 || schema->num_fields() == 0 || !Hashable(*schema->field(0).type);
   options.partitioning.kind =
       round_robin ? sluice::PartitionKind::kRoundRobin : sluice::PartitionKind::kHash;
   if (!round_robin) options.partitioning.key_columns = {0};

@@ -70,7 +70,9 @@ sluice::SchemaPtr SchemaFor(const uint8_t* header) {
   return sluice::testing::RandomSparkSchema(rng, 1 + (header[0] >> 2) % 8, 3);
 }
 
-bool DirectoryIsEmpty() { return std::filesystem::is_empty(Directory()); }
+bool DirectoryIsEmpty() {
+  return std::filesystem::is_empty(Directory());
+}
 
 void RemoveOutputs() {
   for (const auto& entry : std::filesystem::directory_iterator(Directory())) {
@@ -168,8 +170,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   sluice_map_output_free(output);
   // What was committed reads back: every row, valid batches.
-  auto reader = sluice::PartitionReader::Open(
-      {sluice::MapOutputFile::Spark(data_path, 0, partitions, sluice::ChecksumAlgorithm::kAdler32)});
+  auto reader = sluice::PartitionReader::Open({sluice::MapOutputFile::Spark(
+      data_path, 0, partitions, sluice::ChecksumAlgorithm::kAdler32)});
   if (!reader.ok()) __builtin_trap();
   int64_t rows_read = 0;
   while (true) {

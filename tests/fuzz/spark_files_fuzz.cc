@@ -66,8 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* file = checksums + checksum_bytes;
   const size_t file_bytes = rest - index_bytes - checksum_bytes;
 
-  const sluice::SparkShuffleFileNames names =
-      sluice::SparkShuffleFileNames::For(Directory(), 0, 0);
+  const sluice::SparkShuffleFileNames names = sluice::SparkShuffleFileNames::For(Directory(), 0, 0);
   WriteFile(names.data, file, file_bytes);
   WriteFile(names.index, index, index_bytes);
   const std::string checksum_path = names.Checksum(algorithm);

@@ -27,8 +27,8 @@ TEST(BatchConcatenatorTest, JoinsBatchesOfEveryType) {
       Status valid = ValidateArray(joined.column(c), schema->field(c).name);
       ASSERT_TRUE(valid.ok()) << valid.ToString();
       std::string difference;
-      EXPECT_TRUE(ArraysEqual(input.column(c), joined.column(c).Slice(row, input.num_rows()),
-                              &difference))
+      EXPECT_TRUE(
+          ArraysEqual(input.column(c), joined.column(c).Slice(row, input.num_rows()), &difference))
           << "column " << c << difference;
     }
     row += input.num_rows();

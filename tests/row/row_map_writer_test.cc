@@ -20,8 +20,8 @@ namespace sluice {
 namespace {
 
 struct RowInput {
-  std::vector<RecordBatch> batches;      // the rows as columns, for comparison
-  std::vector<UnsafeRowBatch> rows;      // the same rows as UnsafeRows
+  std::vector<RecordBatch> batches;  // the rows as columns, for comparison
+  std::vector<UnsafeRowBatch> rows;  // the same rows as UnsafeRows
   std::vector<std::vector<uint32_t>> partitions;
 };
 
@@ -64,8 +64,9 @@ void CheckOutput(const MapOutput& output, const RowInput& input) {
       EXPECT_TRUE(expected.empty()) << "partition " << p;
       continue;
     }
-    ASSERT_TRUE(decoder.Begin(bytes.data() + output.offsets[p], output.lengths[p], nullptr,
-                              "partition " + std::to_string(p))
+    ASSERT_TRUE(decoder
+                    .Begin(bytes.data() + output.offsets[p], output.lengths[p], nullptr,
+                           "partition " + std::to_string(p))
                     .ok());
     size_t next = 0;
     while (true) {
@@ -123,8 +124,9 @@ TEST_P(RowMapWriterTest, AppendedRowsReadBackPerPartitionInOrder) {
   EXPECT_EQ(writer->strategy(), param.strategy);
   for (size_t b = 0; b < input.rows.size(); ++b) {
     for (int64_t row = 0; row < input.rows[b].num_rows(); ++row) {
-      ASSERT_TRUE(writer->AppendRow(input.partitions[b][row], input.rows[b].row(row),
-                                    input.rows[b].sizes[row])
+      ASSERT_TRUE(writer
+                      ->AppendRow(input.partitions[b][row], input.rows[b].row(row),
+                                  input.rows[b].sizes[row])
                       .ok());
     }
   }
@@ -141,26 +143,20 @@ TEST_P(RowMapWriterTest, AppendedRowsReadBackPerPartitionInOrder) {
             (std::vector<std::string>{"rows.checksum.CRC32", "rows.data", "rows.index"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, RowMapWriterTest,
-                         ::testing::Values(RowCase{CompressionCodec::kNone, 1, false},
-                                           RowCase{CompressionCodec::kLz4Frame, 7, true},
-                                           RowCase{CompressionCodec::kZstd, 200, true},
-                                           RowCase{CompressionCodec::kNone, 300, false},
-                                           RowCase{CompressionCodec::kLz4Frame, 70000, true},
-                                           RowCase{CompressionCodec::kNone, 1, false,
-                                                   RowWriterStrategy::kScatter},
-                                           RowCase{CompressionCodec::kZstd, 200, true,
-                                                   RowWriterStrategy::kScatter},
-                                           RowCase{CompressionCodec::kLz4Frame, 70000, true,
-                                                   RowWriterStrategy::kScatter}),
-                         [](const auto& info) {
-                           return std::string(CompressionCodecName(info.param.codec)) + "_" +
-                                  std::to_string(info.param.partitions) +
-                                  (info.param.spill ? "_spill" : "_memory") +
-                                  (info.param.strategy == RowWriterStrategy::kScatter
-                                       ? "_scatter"
-                                       : "_sort");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, RowMapWriterTest,
+    ::testing::Values(
+        RowCase{CompressionCodec::kNone, 1, false}, RowCase{CompressionCodec::kLz4Frame, 7, true},
+        RowCase{CompressionCodec::kZstd, 200, true}, RowCase{CompressionCodec::kNone, 300, false},
+        RowCase{CompressionCodec::kLz4Frame, 70000, true},
+        RowCase{CompressionCodec::kNone, 1, false, RowWriterStrategy::kScatter},
+        RowCase{CompressionCodec::kZstd, 200, true, RowWriterStrategy::kScatter},
+        RowCase{CompressionCodec::kLz4Frame, 70000, true, RowWriterStrategy::kScatter}),
+    [](const auto& info) {
+      return std::string(CompressionCodecName(info.param.codec)) + "_" +
+             std::to_string(info.param.partitions) + (info.param.spill ? "_spill" : "_memory") +
+             (info.param.strategy == RowWriterStrategy::kScatter ? "_scatter" : "_sort");
+    });
 
 class RowMapWriterPageTest : public ::testing::TestWithParam<RowWriterStrategy> {};
 
@@ -233,8 +229,9 @@ TEST(RowMapWriterColumnarTest, SameDataAsTheColumnarWriter) {
   auto row_writer = RowMapWriter::Make(Options(schema, directory, 11)).ValueOrDie();
   for (size_t b = 0; b < input.rows.size(); ++b) {
     for (int64_t row = 0; row < input.rows[b].num_rows(); ++row) {
-      ASSERT_TRUE(row_writer->AppendRow(input.partitions[b][row], input.rows[b].row(row),
-                                        input.rows[b].sizes[row])
+      ASSERT_TRUE(row_writer
+                      ->AppendRow(input.partitions[b][row], input.rows[b].row(row),
+                                  input.rows[b].sizes[row])
                       .ok());
     }
   }

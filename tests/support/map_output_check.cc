@@ -46,15 +46,16 @@ int64_t CheckMapOutput(const MapOutput& output, const std::vector<RecordBatch>& 
     const int64_t length = output.offsets[p + 1] - offset;
     EXPECT_EQ(length, output.lengths[p]);
     if (output.checksum_algorithm != ChecksumAlgorithm::kNone) {
-      const uint32_t actual = UpdateChecksum(output.checksum_algorithm,
-                                             EmptyChecksum(output.checksum_algorithm),
-                                             bytes.data() + offset, length);
+      const uint32_t actual =
+          UpdateChecksum(output.checksum_algorithm, EmptyChecksum(output.checksum_algorithm),
+                         bytes.data() + offset, length);
       EXPECT_EQ(actual, output.checksums[p]) << "checksum of partition " << p;
     }
-    const auto& want = p < expected.size() ? expected[p] : std::vector<std::pair<size_t, int64_t>>();
+    const auto& want =
+        p < expected.size() ? expected[p] : std::vector<std::pair<size_t, int64_t>>();
     if (length == 0) {
-      EXPECT_TRUE(want.empty()) << "partition " << p << " is empty but should hold "
-                                << want.size() << " rows";
+      EXPECT_TRUE(want.empty()) << "partition " << p << " is empty but should hold " << want.size()
+                                << " rows";
       continue;
     }
     Status begun = decoder.Begin(bytes.data() + offset, length, nullptr,
@@ -78,8 +79,8 @@ int64_t CheckMapOutput(const MapOutput& output, const std::vector<RecordBatch>& 
         const RecordBatch& source = batches[want[next].first];
         for (size_t c = 0; c < got.num_columns(); ++c) {
           std::string difference;
-          if (!ArraysEqual(source.column(c).Slice(want[next].second, 1), got.column(c).Slice(row, 1),
-                           &difference)) {
+          if (!ArraysEqual(source.column(c).Slice(want[next].second, 1),
+                           got.column(c).Slice(row, 1), &difference)) {
             ADD_FAILURE() << "partition " << p << " row " << next << " column " << c << ": "
                           << difference;
             return rows_read;

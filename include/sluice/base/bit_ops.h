@@ -8,7 +8,9 @@
 namespace sluice::bits {
 
 /// Returns the number of bytes that hold `bit_count` bits.
-constexpr int64_t BytesForBits(int64_t bit_count) { return (bit_count + 7) >> 3; }
+constexpr int64_t BytesForBits(int64_t bit_count) {
+  return (bit_count + 7) >> 3;
+}
 
 /// Rounds `size` up to a multiple of `alignment` (a power of two).
 constexpr int64_t RoundUp(int64_t size, int64_t alignment) {
@@ -61,9 +63,17 @@ inline void StoreUnaligned(void* dest, T value) {
 /// Converts between host order and big-endian (Spark's index and checksum files, UnsafeRow
 /// framing). The host is little-endian; static_assert below keeps that true.
 static_assert(std::endian::native == std::endian::little, "Sluice supports little-endian hosts");
-inline uint32_t ToBigEndian32(uint32_t value) { return __builtin_bswap32(value); }
-inline uint64_t ToBigEndian64(uint64_t value) { return __builtin_bswap64(value); }
-inline uint32_t FromBigEndian32(uint32_t value) { return __builtin_bswap32(value); }
-inline uint64_t FromBigEndian64(uint64_t value) { return __builtin_bswap64(value); }
+inline uint32_t ToBigEndian32(uint32_t value) {
+  return __builtin_bswap32(value);
+}
+inline uint64_t ToBigEndian64(uint64_t value) {
+  return __builtin_bswap64(value);
+}
+inline uint32_t FromBigEndian32(uint32_t value) {
+  return __builtin_bswap32(value);
+}
+inline uint64_t FromBigEndian64(uint64_t value) {
+  return __builtin_bswap64(value);
+}
 
 }  // namespace sluice::bits

@@ -3,7 +3,8 @@
 
 namespace sluice::internal {
 /// Prints `message` with its location and aborts.
-[[noreturn]] void CheckFailed(const char* file, int line, const char* condition, const char* message);
+[[noreturn]] void CheckFailed(const char* file, int line, const char* condition,
+                              const char* message);
 }  // namespace sluice::internal
 
 /// Aborts when `condition` is false, in every build.
