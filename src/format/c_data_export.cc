@@ -128,27 +128,49 @@ int64_t FieldFlags(const DataType& type, bool nullable) {
   return flags;
 }
 
-// Encodes metadata as the C interface wants it: an int32 pair count, then each key and value
-// prefixed by its int32 length, in native byte order.
-Status EncodeMetadata(const KeyValueMetadata& metadata, std::string* encoded) {
+// Returns OK when every key and value of `metadata` (and the pair count) fits the C interface's
+// int32 lengths.
+Status CheckMetadataLengths(const KeyValueMetadata& metadata, std::string_view owner) {
   constexpr auto kMaxLength = static_cast<size_t>(std::numeric_limits<int32_t>::max());
-  auto append_length = [encoded](size_t length) {
-    const auto value = static_cast<int32_t>(length);
-    encoded->append(reinterpret_cast<const char*>(&value), sizeof(value));
-  };
-  if (metadata.size() > kMaxLength) return Status::Invalid("ExportSchema: too many metadata keys");
-  append_length(metadata.size());
+  if (metadata.size() > kMaxLength) {
+    return Status::Invalid("ExportSchema: ", owner, " has too many metadata keys");
+  }
   for (const auto& [key, value] : metadata) {
     if (key.size() > kMaxLength || value.size() > kMaxLength) {
-      return Status::Invalid("ExportSchema: metadata key '", key.substr(0, 64),
-                             "' or its value is longer than an int32 length allows");
+      return Status::Invalid("ExportSchema: metadata key '", key.substr(0, 64), "' of ", owner,
+                             " or its value is longer than an int32 length allows");
     }
-    append_length(key.size());
-    encoded->append(key);
-    append_length(value.size());
-    encoded->append(value);
   }
   return Status::OK();
+}
+
+// CheckMetadataLengths for every field under `fields`, nested ones included.
+Status CheckFieldMetadataLengths(const std::vector<Field>& fields) {
+  for (const Field& field : fields) {
+    SLUICE_RETURN_NOT_OK(CheckMetadataLengths(field.metadata, "field '" + field.name + "'"));
+    SLUICE_RETURN_NOT_OK(CheckFieldMetadataLengths(field.type->children()));
+  }
+  return Status::OK();
+}
+
+// Encodes metadata as the C interface wants it: an int32 pair count, then each key and value
+// prefixed by its int32 length, in native byte order; empty (a NULL pointer) when there is none.
+// The lengths were checked by CheckMetadataLengths.
+std::string EncodedMetadata(const KeyValueMetadata& metadata) {
+  std::string encoded;
+  if (metadata.empty()) return encoded;
+  auto append_length = [&encoded](size_t length) {
+    const auto value = static_cast<int32_t>(length);
+    encoded.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  append_length(metadata.size());
+  for (const auto& [key, value] : metadata) {
+    append_length(key.size());
+    encoded.append(key);
+    append_length(value.size());
+    encoded.append(value);
+  }
+  return encoded;
 }
 
 void FillSchema(const DataType& type, std::string_view name, int64_t flags, std::string metadata,
@@ -160,8 +182,8 @@ void FillSchema(const DataType& type, std::string_view name, int64_t flags, std:
   node->child_pointers.resize(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     const Field& field = fields[i];
-    FillSchema(*field.type, field.name, FieldFlags(*field.type, field.nullable), {},
-               &node->children[i]);
+    FillSchema(*field.type, field.name, FieldFlags(*field.type, field.nullable),
+               EncodedMetadata(field.metadata), &node->children[i]);
     node->child_pointers[i] = &node->children[i];
   }
   out->format = node->format.c_str();
@@ -366,6 +388,7 @@ void StreamRelease(ArrowArrayStream* stream) {
 
 Status ExportType(const DataType& type, ArrowSchema* out) {
   if (out == nullptr) return Status::Invalid("ExportType: the output ArrowSchema is NULL");
+  SLUICE_RETURN_NOT_OK(CheckFieldMetadataLengths(type.children()));
   FillSchema(type, "", FieldFlags(type, true), {}, out);
   return Status::OK();
 }
@@ -375,7 +398,9 @@ Status ExportField(const Field& field, ArrowSchema* out) {
   if (field.type == nullptr) {
     return Status::Invalid("ExportField: field '", field.name, "' has no type");
   }
-  FillSchema(*field.type, field.name, FieldFlags(*field.type, field.nullable), {}, out);
+  SLUICE_RETURN_NOT_OK(CheckFieldMetadataLengths({field}));
+  FillSchema(*field.type, field.name, FieldFlags(*field.type, field.nullable),
+             EncodedMetadata(field.metadata), out);
   return Status::OK();
 }
 
@@ -386,11 +411,10 @@ Status ExportSchema(const Schema& schema, ArrowSchema* out) {
       return Status::Invalid("ExportSchema: field '", field.name, "' has no type");
     }
   }
-  std::string metadata;
-  if (!schema.metadata().empty())
-    SLUICE_RETURN_NOT_OK(EncodeMetadata(schema.metadata(), &metadata));
+  SLUICE_RETURN_NOT_OK(CheckMetadataLengths(schema.metadata(), "the schema"));
+  SLUICE_RETURN_NOT_OK(CheckFieldMetadataLengths(schema.fields()));
   // The top-level struct is a record batch, which has no nulls of its own.
-  FillSchema(*DataType::Struct(schema.fields()), "", 0, std::move(metadata), out);
+  FillSchema(*DataType::Struct(schema.fields()), "", 0, EncodedMetadata(schema.metadata()), out);
   return Status::OK();
 }
 

@@ -222,6 +222,40 @@ Status ParseDecimalFormat(std::string_view format, const std::string& path, Type
   return Status::OK();
 }
 
+// Parses the int32-length-prefixed key-value encoding of ArrowSchema.metadata.
+Status ParseMetadata(const char* metadata, KeyValueMetadata* pairs) {
+  if (metadata == nullptr) return Status::OK();
+  const char* cursor = metadata;
+  auto read_length = [&cursor](int32_t* length) {
+    *length = bits::LoadUnaligned<int32_t>(cursor);
+    cursor += sizeof(int32_t);
+    return *length >= 0;
+  };
+  int32_t count = 0;
+  if (!read_length(&count)) {
+    return Invalid("", "ArrowSchema.metadata: expected a pair count >= 0, found ", count);
+  }
+  pairs->reserve(static_cast<size_t>(count));
+  for (int32_t i = 0; i < count; ++i) {
+    int32_t key_length = 0;
+    if (!read_length(&key_length)) {
+      return Invalid("", "ArrowSchema.metadata: key ", i, " has a negative length (", key_length,
+                     ")");
+    }
+    std::string key(cursor, static_cast<size_t>(key_length));
+    cursor += key_length;
+    int32_t value_length = 0;
+    if (!read_length(&value_length)) {
+      return Invalid("", "ArrowSchema.metadata: the value of key '", key,
+                     "' has a negative length (", value_length, ")");
+    }
+    std::string value(cursor, static_cast<size_t>(value_length));
+    cursor += value_length;
+    pairs->emplace_back(std::move(key), std::move(value));
+  }
+  return Status::OK();
+}
+
 Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int depth, TypePtr* type,
                       CDataEncoding* encoding);
 
@@ -232,6 +266,7 @@ Status ImportFieldNode(const ArrowSchema* schema, std::string_view parent_path, 
   }
   field->name = schema->name != nullptr ? schema->name : "";
   field->nullable = (schema->flags & ARROW_FLAG_NULLABLE) != 0;
+  SLUICE_RETURN_NOT_OK(ParseMetadata(schema->metadata, &field->metadata));
   return ImportTypeNode(schema, JoinPath(parent_path, field->name), depth, &field->type, encoding);
 }
 
@@ -375,40 +410,6 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     return Status::OK();
   }
   return Invalid(path, "ArrowSchema.format: unknown format string \"", format, "\"");
-}
-
-// Parses the int32-length-prefixed key-value encoding of ArrowSchema.metadata.
-Status ParseMetadata(const char* metadata, KeyValueMetadata* pairs) {
-  if (metadata == nullptr) return Status::OK();
-  const char* cursor = metadata;
-  auto read_length = [&cursor](int32_t* length) {
-    *length = bits::LoadUnaligned<int32_t>(cursor);
-    cursor += sizeof(int32_t);
-    return *length >= 0;
-  };
-  int32_t count = 0;
-  if (!read_length(&count)) {
-    return Invalid("", "ArrowSchema.metadata: expected a pair count >= 0, found ", count);
-  }
-  pairs->reserve(static_cast<size_t>(count));
-  for (int32_t i = 0; i < count; ++i) {
-    int32_t key_length = 0;
-    if (!read_length(&key_length)) {
-      return Invalid("", "ArrowSchema.metadata: key ", i, " has a negative length (", key_length,
-                     ")");
-    }
-    std::string key(cursor, static_cast<size_t>(key_length));
-    cursor += key_length;
-    int32_t value_length = 0;
-    if (!read_length(&value_length)) {
-      return Invalid("", "ArrowSchema.metadata: the value of key '", key,
-                     "' has a negative length (", value_length, ")");
-    }
-    std::string value(cursor, static_cast<size_t>(value_length));
-    cursor += value_length;
-    pairs->emplace_back(std::move(key), std::move(value));
-  }
-  return Status::OK();
 }
 
 Status CheckBaseSchema(const ArrowSchema* schema, const char* function) {

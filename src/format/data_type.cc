@@ -9,7 +9,11 @@ bool Field::Equals(const Field& other) const {
 }
 
 std::string Field::ToString() const {
-  std::string text = name + ": " + type->ToString();
+  std::string text = name + ": ";
+  for (const auto& [key, value] : metadata) {
+    if (key == "ARROW:extension:name") text += "extension<" + value + "> storage ";
+  }
+  text += type->ToString();
   if (!nullable) text += " not null";
   return text;
 }

@@ -9,12 +9,27 @@ int Schema::FieldIndex(std::string_view name) const {
   return -1;
 }
 
+namespace {
+
+// True when the fields, and the fields nested in their types, carry the same metadata (the
+// fields are already known to be equal otherwise).
+bool SameFieldMetadata(const std::vector<Field>& left, const std::vector<Field>& right) {
+  for (size_t i = 0; i < left.size(); ++i) {
+    if (left[i].metadata != right[i].metadata) return false;
+    if (!SameFieldMetadata(left[i].type->children(), right[i].type->children())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool Schema::Equals(const Schema& other, bool check_metadata) const {
   if (fields_.size() != other.fields_.size()) return false;
   for (size_t i = 0; i < fields_.size(); ++i) {
     if (!fields_[i].Equals(other.fields_[i])) return false;
   }
-  return !check_metadata || metadata_ == other.metadata_;
+  return !check_metadata ||
+         (metadata_ == other.metadata_ && SameFieldMetadata(fields_, other.fields_));
 }
 
 std::string Schema::ToString() const {

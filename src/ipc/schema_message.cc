@@ -94,6 +94,19 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
   return {fb::Type::NullType, fb::CreateNullType(builder).Union()};
 }
 
+Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> MetadataToFlatbuffer(
+    FlatBufferBuilder& builder, const KeyValueMetadata& metadata) {
+  std::vector<Offset<fb::KeyValue>> pairs;
+  pairs.reserve(metadata.size());
+  for (const auto& [key, value] : metadata) {
+    // Whole strings: a key or value may hold a NUL byte.
+    auto key_offset = builder.CreateString(key.data(), key.size());
+    auto value_offset = builder.CreateString(value.data(), value.size());
+    pairs.push_back(fb::CreateKeyValue(builder, key_offset, value_offset));
+  }
+  return builder.CreateVector(pairs);
+}
+
 Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder& builder, const Field& field) {
   std::vector<Offset<fb::Field>> children;
   children.reserve(field.type->children().size());
@@ -103,23 +116,16 @@ Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder& builder, const Field& fie
   auto name = builder.CreateString(field.name);
   auto [type_tag, type_offset] = TypeToFlatbuffer(builder, *field.type);
   auto children_offset = builder.CreateVector(children);
+  Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> metadata_offset;
+  if (!field.metadata.empty()) metadata_offset = MetadataToFlatbuffer(builder, field.metadata);
   fb::FieldBuilder field_builder(builder);
   field_builder.add_name(name);
   field_builder.add_nullable(field.nullable);
   field_builder.add_type_type(type_tag);
   field_builder.add_type(type_offset);
   field_builder.add_children(children_offset);
+  if (!field.metadata.empty()) field_builder.add_custom_metadata(metadata_offset);
   return field_builder.Finish();
-}
-
-Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> MetadataToFlatbuffer(
-    FlatBufferBuilder& builder, const KeyValueMetadata& metadata) {
-  std::vector<Offset<fb::KeyValue>> pairs;
-  pairs.reserve(metadata.size());
-  for (const auto& [key, value] : metadata) {
-    pairs.push_back(fb::CreateKeyValueDirect(builder, key.c_str(), value.c_str()));
-  }
-  return builder.CreateVector(pairs);
 }
 
 }  // namespace
@@ -194,6 +200,21 @@ Status ExpectChildren(const std::vector<Field>& children, size_t expected, const
 // Nested types deeper than this are refused: real schemas are far shallower, and the limit
 // bounds recursion on untrusted metadata.
 constexpr int kMaxNestingDepth = 64;
+
+// The pairs of a schema's or a field's custom_metadata (none when absent); a pair without a key
+// or value has an empty one.
+KeyValueMetadata MetadataFromFlatbuffer(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::KeyValue>>* pairs) {
+  KeyValueMetadata metadata;
+  if (pairs == nullptr) return metadata;
+  metadata.reserve(pairs->size());
+  for (const fb::KeyValue* pair : *pairs) {
+    if (pair == nullptr) continue;
+    metadata.emplace_back(pair->key() != nullptr ? pair->key()->str() : std::string(),
+                          pair->value() != nullptr ? pair->value()->str() : std::string());
+  }
+  return metadata;
+}
 
 Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
                                   int depth) {
@@ -330,7 +351,8 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
                                     static_cast<int>(field->type_type()),
                                     " is not supported by Sluice");
   }
-  return Field{name, std::move(type), field->nullable()};
+  return Field{name, std::move(type), field->nullable(),
+               MetadataFromFlatbuffer(field->custom_metadata())};
 }
 
 }  // namespace
@@ -348,15 +370,8 @@ Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema& schema, std::string_vie
       fields.push_back(std::move(converted).ValueUnsafe());
     }
   }
-  KeyValueMetadata metadata;
-  if (schema.custom_metadata() != nullptr) {
-    for (const fb::KeyValue* pair : *schema.custom_metadata()) {
-      if (pair == nullptr) continue;
-      metadata.emplace_back(pair->key() != nullptr ? pair->key()->str() : std::string(),
-                            pair->value() != nullptr ? pair->value()->str() : std::string());
-    }
-  }
-  return std::make_shared<const Schema>(std::move(fields), std::move(metadata));
+  return std::make_shared<const Schema>(std::move(fields),
+                                        MetadataFromFlatbuffer(schema.custom_metadata()));
 }
 
 }  // namespace sluice::ipc

@@ -941,3 +941,27 @@ def test_bench_reports_a_failing_suite_and_still_writes_the_others(tmp_path):
     assert "broken" in result.stderr.decode() and "it broke" in result.stderr.decode()
     document = json.loads(results.read_text())
     assert {entry["suite"] for entry in document["benchmarks"]} == {"fake"}
+
+
+def test_extension_types_and_field_metadata_pass_through_write_and_read(tmp_path):
+    element = pa.field("item", pa.int64(), metadata={"unit": "cents"})
+    schema = pa.schema([
+        pa.field("key", pa.int64(), metadata={"role": "key"}),
+        pa.field("id", pa.uuid()),
+        pa.field("amounts", pa.list_(element), metadata={"origin": "ledger"}),
+    ], metadata={"writer": "cli test"})
+    table = pa.table({
+        "key": pa.array(range(50), pa.int64()),
+        "id": pa.ExtensionArray.from_storage(
+            pa.uuid(), pa.array([bytes([i]) * 16 for i in range(50)], pa.binary(16))),
+        "amounts": pa.array([[i] * (i % 3) for i in range(50)], pa.list_(element)),
+    }, schema=schema)
+    source = tmp_path / "in.arrow"
+    with pa.ipc.new_stream(str(source), schema) as writer:
+        writer.write_table(table)
+    run("write", source, "--output-dir", tmp_path / "out", "--partitions", 3, "--keys", "key",
+        "--codec", "zstd")
+    run("read", tmp_path / "out", "--partition", "0-2", "--output", tmp_path / "back.arrow")
+    back = pa.ipc.open_stream(str(tmp_path / "back.arrow")).read_all()
+    assert back.schema.equals(schema, check_metadata=True), back.schema
+    assert back.sort_by("key").equals(table, check_metadata=True)

@@ -93,6 +93,24 @@ TEST(CDataExportTest, RoundTripsSchemaWithMetadata) {
   EXPECT_EQ(c_schema.release, nullptr);
 }
 
+// Field metadata (extension types among it) at every level of nesting comes back exactly, and
+// an extension type is named in a field's text.
+TEST(CDataExportTest, RoundTripsFieldMetadataAndExtensionTypes) {
+  const SchemaPtr schema = testing::SchemaWithFieldMetadata();
+  ArrowSchema c_schema{};
+  ASSERT_TRUE(ExportSchema(*schema, &c_schema).ok());
+  Result<SchemaPtr> imported = ImportSchema(&c_schema);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_TRUE((*imported)->Equals(*schema, /*check_metadata=*/true)) << (*imported)->ToString();
+  EXPECT_EQ((*imported)->field(0).ToString(),
+            "id: extension<arrow.uuid> storage fixed_size_binary[16] not null");
+
+  Field without = schema->field(2);
+  without.metadata.clear();
+  EXPECT_FALSE(Schema({without}).Equals(Schema({schema->field(2)}), /*check_metadata=*/true));
+  EXPECT_TRUE(Schema({without}).Equals(Schema({schema->field(2)})));
+}
+
 TEST(CDataExportTest, WritesSpecFormatStrings) {
   const std::vector<std::pair<TypePtr, std::string>> cases = {
       {DataType::Null(), "n"},

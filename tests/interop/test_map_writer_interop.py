@@ -181,3 +181,51 @@ def test_dictionary_columns_are_unpacked(tmp_path):
     got = pa.ipc.open_stream(pa.BufferReader(read_file(data_path))).read_all()
     assert got.column("k").to_pylist() == ["x", "y", None, "x"]
     assert got.schema.field("k").type == pa.string()
+
+
+def metadata_table(rows=300):
+    """Extension types (arrow.uuid, arrow.json) and field metadata at every level of nesting,
+    with schema metadata."""
+    element = pa.field("item", pa.int64(), metadata={"unit": "cents"})
+    inner = pa.field("inner", pa.float64(), metadata={"precision": "approximate"})
+    schema = pa.schema([
+        pa.field("key", pa.int64(), metadata={"role": "partition key"}),
+        pa.field("id", pa.uuid()),
+        pa.field("document", pa.json_()),
+        pa.field("amounts", pa.list_(element), metadata={"origin": "ledger", "nul\0key": "v"}),
+        pa.field("point", pa.struct([inner, pa.field("label", pa.string())])),
+    ], metadata={"writer": "interop test"})
+    rng = random.Random(5)
+    return pa.table({
+        "key": pa.array(range(rows), pa.int64()),
+        "id": pa.ExtensionArray.from_storage(
+            pa.uuid(), pa.array([rng.randbytes(16) for _ in range(rows)], pa.binary(16))),
+        "document": pa.ExtensionArray.from_storage(
+            pa.json_(), pa.array([None if i % 7 == 0 else f'{{"n": {i}}}' for i in range(rows)])),
+        "amounts": pa.array([[i, i + 1][: i % 3] for i in range(rows)], pa.list_(element)),
+        "point": pa.array([{"inner": i / 3, "label": str(i)} for i in range(rows)],
+                          pa.struct([inner, pa.field("label", pa.string())])),
+    }, schema=schema)
+
+
+def test_extension_types_and_field_metadata_are_kept(tmp_path):
+    table = metadata_table()
+    data_path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=4, keys=["key"],
+                          codec="lz4", spark_files=True) as writer:
+        writer.write(table)
+    data = read_file(data_path)
+    offsets = writer.output.offsets
+    # Each segment, opened by pyarrow, has the schema exactly: extension types come back as
+    # extension arrays, every field keeps its metadata.
+    pieces = []
+    for p in range(4):
+        piece = pa.ipc.open_stream(pa.BufferReader(data[offsets[p]:offsets[p + 1]])).read_all()
+        assert piece.schema.equals(table.schema, check_metadata=True), piece.schema
+        assert isinstance(piece.column("id").chunk(0), pa.ExtensionArray)
+        pieces.append(piece)
+    assert pa.concat_tables(pieces).sort_by("key").equals(table, check_metadata=True)
+    # And through the reader.
+    read = sluice.read_partitions([data_path], 0, 4).read_all()
+    assert read.schema.equals(table.schema, check_metadata=True), read.schema
+    assert read.sort_by("key").equals(table, check_metadata=True)

@@ -342,6 +342,24 @@ TEST_P(SegmentRoundTripTest, GathersRowsGroupedBySource) {
   }
 }
 
+// A segment's schema message carries the metadata of every field, nested ones and extension
+// types included, and the decoded batches have it.
+TEST_P(SegmentRoundTripTest, KeepsFieldMetadata) {
+  const SchemaPtr schema = testing::SchemaWithFieldMetadata();
+  SegmentEncoderOptions options;
+  options.codec = GetParam();
+  auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
+  RecordBatch batch = testing::RandomBatch(schema, 30, 7);
+  AlignedBuffer bytes;
+  ASSERT_TRUE(encoder->AppendSegment(std::span<const RecordBatch>(&batch, 1), &bytes).ok());
+  SegmentDecoder decoder;
+  auto decoded = DecodeAll(bytes, &decoder);
+  ASSERT_EQ(decoded.size(), 1u);
+  EXPECT_TRUE(decoded[0].schema()->Equals(*schema, /*check_metadata=*/true))
+      << decoded[0].schema()->ToString();
+  EXPECT_TRUE(BatchesEqual(batch, decoded[0]));
+}
+
 TEST_P(SegmentRoundTripTest, DecoderParsesARepeatedSchemaOnce) {
   auto schema = testing::AllTypesSchema(1);
   SegmentEncoderOptions options;

@@ -79,6 +79,24 @@ SchemaPtr KeyTextValueSchema() {
                                                      MakeField("d", DataType::Float64())});
 }
 
+SchemaPtr SchemaWithFieldMetadata() {
+  Field uuid = MakeField("id", DataType::FixedSizeBinary(16), false);
+  uuid.metadata = {{"ARROW:extension:name", "arrow.uuid"}, {"ARROW:extension:metadata", ""}};
+  Field json = MakeField("document", DataType::Utf8());
+  json.metadata = {{"ARROW:extension:name", "arrow.json"}, {"ARROW:extension:metadata", ""}};
+  Field element = MakeField("item", DataType::Int64());
+  element.metadata = {{"unit", "cents"}};
+  Field tags = MakeField("amounts", DataType::List(element));
+  tags.metadata = {{"origin", "ledger"}, {std::string("nul\0key", 7), "v"}};
+  Field inner = MakeField("inner", DataType::Float64());
+  inner.metadata = {{"precision", "approximate"}};
+  Field point = MakeField("point", DataType::Struct({inner, json}));
+  Field lookup = MakeField("lookup", DataType::Map(DataType::Utf8(), DataType::Int32()));
+  lookup.metadata = {{"description", "a map with field metadata"}};
+  return std::make_shared<Schema>(std::vector<Field>{uuid, json, tags, point, lookup},
+                                  KeyValueMetadata{{"writer", "sluice tests"}});
+}
+
 SchemaPtr AllTypesSchema(int nested_depth) {
   std::vector<Field> fields;
   int index = 0;

@@ -36,6 +36,11 @@ SchemaPtr KeyTextValueSchema();
 /// Returns a schema with one column of every leaf type and nested columns of the given depth.
 SchemaPtr AllTypesSchema(int nested_depth);
 
+/// Returns a schema whose fields carry metadata at every level: extension types (arrow.uuid on
+/// fixed_size_binary[16], arrow.json on utf8), plain keys on a list's element, a struct's child
+/// and a map, and schema metadata.
+SchemaPtr SchemaWithFieldMetadata();
+
 /// Returns a schema of `columns` random types up to `depth`.
 SchemaPtr RandomSchema(std::mt19937_64& rng, int columns, int depth);
 

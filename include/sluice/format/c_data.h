@@ -26,8 +26,8 @@
 // - A struct's offset applies to its children (as the spec says); the importer pushes it down,
 //   since Sluice aligns struct children with the struct view. Children must therefore hold at
 //   least offset + length rows.
-// - Field-level metadata (including extension type names) is ignored: an extension array is
-//   imported as its storage type. Top-level schema metadata is kept.
+// - Metadata is kept, the schema's and every field's at every level: an extension array is its
+//   storage type with the field metadata that names the extension, and export hands both back.
 // - Ownership: every Import function takes ownership of the struct it is given, also when it
 //   fails, and marks it released (the caller's struct may be discarded afterwards).
 //

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "sluice/format/key_value_metadata.h"
+
 namespace sluice {
 
 /// Identifies a type's logical kind and, with its parameters, its physical layout.
@@ -59,10 +61,15 @@ struct Field {
   std::string name;
   TypePtr type;
   bool nullable = true;
+  /// The field's custom_metadata (an extension type's name and metadata among it), carried
+  /// through import, IPC and export unchanged.
+  KeyValueMetadata metadata = {};
 
-  /// Returns true when name, nullability and type are equal.
+  /// Returns true when name, nullability and type are equal; metadata is not compared (as in
+  /// Arrow: a batch whose fields lack the schema's metadata still has the schema's columns).
   bool Equals(const Field& other) const;
-  /// Returns "name: type" with " not null" when the field is not nullable.
+  /// Returns "name: type" with " not null" when the field is not nullable, and the extension
+  /// type as "extension<NAME>" before the storage type where the field has one.
   std::string ToString() const;
 };
 

@@ -8,11 +8,9 @@
 
 #include "sluice/base/status.h"
 #include "sluice/format/data_type.h"
+#include "sluice/format/key_value_metadata.h"
 
 namespace sluice {
-
-/// Key-value pairs kept with a schema, in order (Arrow's custom_metadata).
-using KeyValueMetadata = std::vector<std::pair<std::string, std::string>>;
 
 /// The columns of a batch.
 class Schema {
@@ -29,7 +27,8 @@ class Schema {
   /// Returns the index of the field named `name`, or -1 when there is none.
   int FieldIndex(std::string_view name) const;
 
-  /// Returns true when the fields are equal; metadata is compared only when asked.
+  /// Returns true when the fields are equal; metadata (the schema's, and every field's at every
+  /// level of nesting) is compared only when asked.
   bool Equals(const Schema& other, bool check_metadata = false) const;
   /// Returns one line per field.
   std::string ToString() const;
