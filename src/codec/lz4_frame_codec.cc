@@ -1,7 +1,8 @@
 // LZ4 frame codec: every buffer is one complete LZ4 frame, as Arrow IPC's LZ4_FRAME codec
 // requires (pyarrow, arrow-rs and Arrow Java read it). One LZ4F context per compressor and one
 // per decompressor serve every buffer: LZ4F allocates its tables and block buffers on first
-// use and keeps them, so a warm context allocates nothing.
+// use and keeps them, so a warm context allocates nothing. (The decompressor reads most frames
+// itself, lz4_frame_reader_internal.h, and makes its LZ4F context only for the others.)
 #include <lz4frame.h>
 
 #include <algorithm>
@@ -106,7 +107,7 @@ class Lz4FrameCompressor final : public Compressor {
 
 class Lz4FrameDecompressor final : public Decompressor {
  public:
-  explicit Lz4FrameDecompressor(LZ4F_dctx* context) : context_(context) {}
+  Lz4FrameDecompressor() = default;
   ~Lz4FrameDecompressor() override { LZ4F_freeDecompressionContext(context_); }
   Lz4FrameDecompressor(const Lz4FrameDecompressor&) = delete;
   Lz4FrameDecompressor& operator=(const Lz4FrameDecompressor&) = delete;
@@ -130,11 +131,16 @@ class Lz4FrameDecompressor final : public Decompressor {
         ReadLz4Frame(input, input_size, destination, output_size,
                      output_size == 0 ? 0 : std::max(writable_size, output_size)));
     if (read == Lz4FrameRead::kDecoded) return Status::OK();
-    // The rest (frames with checksums or a dictionary id) through LZ4F, which verifies them,
-    // from a clean context: nothing of an earlier frame (a dictionary or history pointer into a
-    // freed output, a half-read header) may decide how this one decodes. The fuzzer saw this
-    // path disagree with a fresh LZ4F context once, after millions of other inputs.
-    LZ4F_resetDecompressionContext(context_);
+    // The rest (frames with checksums or a dictionary id: Arrow Java's, for one) through LZ4F,
+    // which verifies them.
+    if (context_ == nullptr) {
+      const size_t code = LZ4F_createDecompressionContext(&context_, LZ4F_VERSION);
+      if (LZ4F_isError(code)) {
+        context_ = nullptr;
+        return Status::OutOfMemory("cannot make an lz4 frame decompression context: ",
+                                   LZ4F_getErrorName(code));
+      }
+    }
     size_t decoded = static_cast<size_t>(output_size);
     size_t consumed = static_cast<size_t>(input_size);
     LZ4F_decompressOptions_t options = {};
@@ -166,25 +172,31 @@ class Lz4FrameDecompressor final : public Decompressor {
     }
     // A finished frame leaves the context ready for the next one.
     if (decoded_size != output_size) {
-      return Status::Corrupt(kCodecName, " decompression: the frame decodes to ", decoded_size,
-                             " bytes, expected ", output_size);
+      return Failure(Status::Corrupt(kCodecName, " decompression: the frame decodes to ",
+                                     decoded_size, " bytes, expected ", output_size));
     }
     if (consumed_size != input_size) {
-      return Status::Corrupt(kCodecName, " decompression: ", input_size - consumed_size,
-                             " bytes follow the end of the frame at input byte ", consumed_size);
+      return Failure(Status::Corrupt(kCodecName, " decompression: ", input_size - consumed_size,
+                                     " bytes follow the end of the frame at input byte ",
+                                     consumed_size));
     }
     return Status::OK();
   }
 
  private:
-  // Returns `status` after resetting the context: a frame left half-decoded would otherwise be
-  // continued by the next call.
+  // Returns `status` after dropping the context; the next frame that needs LZ4F gets a new one.
+  // Resetting is not enough: liblz4 1.9.4's LZ4F_resetDecompressionContext keeps the frame's
+  // remaining content size, which only a header with a content size overwrites, so after a frame
+  // with a content size failed midway, a later frame without one was refused ("frameSize_wrong")
+  // where a fresh context decodes it (decompress_fuzz found it). A finished frame leaves nothing
+  // behind, so a context is kept for as long as frames decode.
   Status Failure(Status status) {
-    LZ4F_resetDecompressionContext(context_);
+    LZ4F_freeDecompressionContext(context_);
+    context_ = nullptr;
     return status;
   }
 
-  LZ4F_dctx* context_;
+  LZ4F_dctx* context_ = nullptr;  // made on first use
   uint8_t no_output_ = 0;
 };
 
@@ -206,18 +218,8 @@ Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor() {
 }
 
 Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor() {
-  LZ4F_dctx* context = nullptr;
-  const size_t code = LZ4F_createDecompressionContext(&context, LZ4F_VERSION);
-  if (LZ4F_isError(code)) {
-    return Status::OutOfMemory("cannot make an lz4 frame decompression context: ",
-                               LZ4F_getErrorName(code));
-  }
-  try {
-    return std::unique_ptr<Decompressor>(new Lz4FrameDecompressor(context));
-  } catch (...) {
-    LZ4F_freeDecompressionContext(context);
-    throw;
-  }
+  // The LZ4F context is made when a frame first needs it (most frames never do).
+  return std::unique_ptr<Decompressor>(new Lz4FrameDecompressor());
 }
 
 }  // namespace sluice::internal

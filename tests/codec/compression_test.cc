@@ -366,6 +366,41 @@ TEST(CompressionFormatTest, ReadsLz4FramesWrittenWithOtherPreferences) {
   }
 }
 
+// A frame that fails midway leaves nothing behind for the next one. liblz4 1.9.4 keeps a failed
+// frame's remaining content size across LZ4F_resetDecompressionContext, so a frame with a content
+// size cut short, then a valid frame without one (and with a dictionary id, so it takes the LZ4F
+// path), was refused by a reused context; decompress_fuzz found it.
+TEST(CompressionFormatTest, AFrameThatFailedLeavesNothingForTheNext) {
+  auto decompressor = Decompressor::Make(CompressionCodec::kLz4Frame).ValueOrDie();
+  const std::vector<uint8_t> original = MakeBytes(Content::kText, 200000, 3);
+  LZ4F_preferences_t preferences = {};
+  preferences.frameInfo.contentSize = original.size();
+  preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;  // through LZ4F
+  std::vector<uint8_t> compressed(LZ4F_compressFrameBound(original.size(), &preferences));
+  const size_t size = LZ4F_compressFrame(compressed.data(), compressed.size(), original.data(),
+                                         original.size(), &preferences);
+  ASSERT_FALSE(LZ4F_isError(size));
+  std::vector<uint8_t> decoded(original.size());
+  EXPECT_TRUE(decompressor
+                  ->Decompress(compressed.data(), static_cast<int64_t>(size / 2), decoded.data(),
+                               static_cast<int64_t>(decoded.size()))
+                  .IsCorrupt());
+  // Magic, FLG (version 01, independent blocks, dictionary id), BD (64 KiB blocks), the
+  // dictionary id, the header checksum, then the end mark: an empty frame.
+  const uint8_t empty_with_dictionary_id[] = {0x04, 0x22, 0x4d, 0x18, 0x61, 0x40, 0x86, 0x01,
+                                              0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+  uint8_t nothing = 0;
+  const Status status = decompressor->Decompress(empty_with_dictionary_id,
+                                                 sizeof(empty_with_dictionary_id), &nothing, 0);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  // And the context serves a whole frame again.
+  const Status whole =
+      decompressor->Decompress(compressed.data(), static_cast<int64_t>(size), decoded.data(),
+                               static_cast<int64_t>(decoded.size()));
+  EXPECT_TRUE(whole.ok()) << whole.ToString();
+  EXPECT_TRUE(decoded == original);
+}
+
 TEST(CompressionFormatTest, ZstdFramesInteroperateWithTheSimpleApi) {
   auto compressor = Compressor::Make(CompressionCodec::kZstd, 3).ValueOrDie();
   auto decompressor = Decompressor::Make(CompressionCodec::kZstd).ValueOrDie();
