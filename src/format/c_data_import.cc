@@ -168,21 +168,37 @@ TypePtr ParsePrimitiveFormat(char format) {
 }
 
 // Returns what an Arrow format Sluice does not support is, or an empty view for unknown formats.
-std::string_view UnsupportedFormatName(std::string_view format) {
-  if (format == "e") return "float16";
-  if (format == "vz") return "binary view";
-  if (format == "vu") return "utf8 view";
-  if (format == "tdm") return "date64";
-  if (format == "tts" || format == "ttm") return "time32";
-  if (format == "ttu" || format == "ttn") return "time64";
-  if (format.size() == 3 && format.substr(0, 2) == "tD") return "duration";
-  if (format.size() == 3 && format.substr(0, 2) == "ti") return "interval";
-  if (format == "+vl") return "list view";
-  if (format == "+vL") return "large list view";
-  if (format.substr(0, 3) == "+w:") return "fixed-size list";
-  if (format.substr(0, 4) == "+ud:") return "dense union";
-  if (format.substr(0, 4) == "+us:") return "sparse union";
-  if (format == "+r") return "run-end encoded";
+// Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
+std::string UnsupportedFormatName(std::string_view format) {
+  auto unit = [](char code) -> std::string {
+    switch (code) {
+      case 's':
+        return "s";
+      case 'm':
+        return "ms";
+      case 'u':
+        return "us";
+      case 'n':
+        return "ns";
+    }
+    return std::string("unit '") + code + "'";
+  };
+  if (format == "e") return "halffloat";
+  if (format == "vz") return "binary_view";
+  if (format == "vu") return "string_view";
+  if (format == "tdm") return "date64[ms]";
+  if (format == "tts" || format == "ttm") return "time32[" + unit(format[2]) + "]";
+  if (format == "ttu" || format == "ttn") return "time64[" + unit(format[2]) + "]";
+  if (format.size() == 3 && format.substr(0, 2) == "tD") return "duration[" + unit(format[2]) + "]";
+  if (format == "tiM") return "month_interval";
+  if (format == "tiD") return "day_time_interval";
+  if (format == "tin") return "month_day_nano_interval";
+  if (format == "+vl") return "list_view";
+  if (format == "+vL") return "large_list_view";
+  if (format.substr(0, 3) == "+w:") return "fixed_size_list[" + std::string(format.substr(3)) + "]";
+  if (format.substr(0, 4) == "+ud:") return "dense_union";
+  if (format.substr(0, 4) == "+us:") return "sparse_union";
+  if (format == "+r") return "run_end_encoded";
   return {};
 }
 
@@ -206,8 +222,8 @@ Status ParseDecimalFormat(std::string_view format, const std::string& path, Type
                    format, "\"");
   }
   if (bit_width == 32 || bit_width == 64 || bit_width == 256) {
-    return NotImplemented(path, "ArrowSchema.format \"", format, "\": decimal of ", bit_width,
-                          " bits is not supported (only 128)");
+    return NotImplemented(path, "ArrowSchema.format \"", format, "\" (decimal", bit_width, "(",
+                          precision, ", ", scale, ")) is not supported (only decimal128)");
   }
   if (bit_width != 128) {
     return Invalid(path, "ArrowSchema.format \"", format,
@@ -333,7 +349,7 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
       return Status::OK();
     }
   }
-  if (const std::string_view name = UnsupportedFormatName(format); !name.empty()) {
+  if (const std::string name = UnsupportedFormatName(format); !name.empty()) {
     return NotImplemented(path, "ArrowSchema.format \"", format, "\" (", name,
                           ") is not supported");
   }

@@ -216,6 +216,67 @@ KeyValueMetadata MetadataFromFlatbuffer(
   return metadata;
 }
 
+// Arrow C++'s name (as pyarrow prints it) of a type Sluice does not carry, from the field's type
+// table: "time64[ns]", "halffloat", "month_day_nano_interval", "fixed_size_list[3]"...
+std::string UnsupportedTypeName(const fb::Field& field) {
+  constexpr std::string_view kUnits[] = {"s", "ms", "us", "ns"};
+  auto unit_name = [&](fb::TimeUnit unit) {
+    const auto index = static_cast<size_t>(unit);
+    return index < std::size(kUnits) ? std::string(kUnits[index])
+                                     : "unit " + std::to_string(static_cast<int>(unit));
+  };
+  switch (field.type_type()) {
+    case fb::Type::FloatType:
+      return "halffloat";
+    case fb::Type::DateType:
+      return "date64[ms]";
+    case fb::Type::DecimalType:
+      return "decimal" + std::to_string(field.type_as_DecimalType()->bit_width()) + "(" +
+             std::to_string(field.type_as_DecimalType()->precision()) + ", " +
+             std::to_string(field.type_as_DecimalType()->scale()) + ")";
+    case fb::Type::TimeType: {
+      const fb::TimeType* time = field.type_as_TimeType();
+      return "time" + std::to_string(time->bit_width()) + "[" + unit_name(time->unit()) + "]";
+    }
+    case fb::Type::DurationType:
+      return "duration[" + unit_name(field.type_as_DurationType()->unit()) + "]";
+    case fb::Type::IntervalType:
+      switch (field.type_as_IntervalType()->unit()) {
+        case fb::IntervalUnit::YEAR_MONTH:
+          return "month_interval";
+        case fb::IntervalUnit::DAY_TIME:
+          return "day_time_interval";
+        case fb::IntervalUnit::MONTH_DAY_NANO:
+          return "month_day_nano_interval";
+      }
+      return "interval";
+    case fb::Type::FixedSizeListType:
+      return "fixed_size_list[" + std::to_string(field.type_as_FixedSizeListType()->list_size()) +
+             "]";
+    case fb::Type::UnionType:
+      return field.type_as_UnionType()->mode() == fb::UnionMode::Dense ? "dense_union"
+                                                                       : "sparse_union";
+    case fb::Type::RunEndEncodedType:
+      return "run_end_encoded";
+    case fb::Type::BinaryViewType:
+      return "binary_view";
+    case fb::Type::Utf8ViewType:
+      return "string_view";
+    case fb::Type::ListViewType:
+      return "list_view";
+    case fb::Type::LargeListViewType:
+      return "large_list_view";
+    default:
+      return "a type this Arrow format version does not define (Type union tag " +
+             std::to_string(static_cast<int>(field.type_type())) + ")";
+  }
+}
+
+Status Unsupported(const fb::Field& field, const std::string& path) {
+  return Status::NotImplemented("field '", path, "': ", UnsupportedTypeName(field),
+                                " is not supported by Sluice");
+}
+
 Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
                                   int depth) {
   if (field == nullptr) return Status::Corrupt("field under '", parent_path, "' is missing");
@@ -273,12 +334,12 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
           type = DataType::Float64();
           break;
         default:
-          return Status::NotImplemented("field '", path, "': half floats are not supported");
+          return Unsupported(*field, path);
       }
       break;
     case fb::Type::DateType:
       if (field->type_as_DateType()->unit() != fb::DateUnit::DAY) {
-        return Status::NotImplemented("field '", path, "': date64 is not supported");
+        return Unsupported(*field, path);
       }
       type = DataType::Date32();
       break;
@@ -292,8 +353,7 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     case fb::Type::DecimalType: {
       const fb::DecimalType* decimal = field->type_as_DecimalType();
       if (decimal->bit_width() != 128) {
-        return Status::NotImplemented("field '", path, "': decimal", decimal->bit_width(),
-                                      " is not supported (only decimal128)");
+        return Unsupported(*field, path);
       }
       if (decimal->precision() < 1 || decimal->precision() > 38 || decimal->scale() > 38 ||
           decimal->scale() < -38) {
@@ -347,9 +407,7 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
       break;
     }
     default:
-      return Status::NotImplemented("field '", path, "': Arrow type tag ",
-                                    static_cast<int>(field->type_type()),
-                                    " is not supported by Sluice");
+      return Unsupported(*field, path);
   }
   return Field{name, std::move(type), field->nullable(),
                MetadataFromFlatbuffer(field->custom_metadata())};

@@ -134,3 +134,16 @@ def test_a_closed_reader_raises_and_a_closed_queue_is_refused(tmp_path):
         queue.push(b"\xff\xff\xff\xff\x00\x00\x00\x00", 0)
     with pytest.raises(SluiceError):
         sluice.read_partitions([str(tmp_path / "missing.data")], 0).read_all()
+
+
+@pytest.mark.parametrize("type_, words", [
+    (pa.float16(), "halffloat"), (pa.time64("us"), "time64[us]"),
+    (pa.duration("s"), "duration[s]"), (pa.month_day_nano_interval(), "month_day_nano_interval"),
+    (pa.decimal64(12, 3), "decimal64(12, 3)"), (pa.list_(pa.int8(), 4), "fixed_size_list[4]"),
+    (pa.run_end_encoded(pa.int32(), pa.int64()), "run_end_encoded"),
+])
+def test_a_schema_with_an_unsupported_type_is_refused_in_arrows_words(tmp_path, type_, words):
+    schema = pa.schema([("k", pa.int64()), ("odd", type_)])
+    with pytest.raises(SluiceError) as raised:
+        sluice.MapWriter(schema, data_path=str(tmp_path / "x.data"), keys=["k"])
+    assert f"({words}) is not supported" in str(raised.value), str(raised.value)
