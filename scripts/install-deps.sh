@@ -6,7 +6,7 @@ set -euo pipefail
 
 debian_packages=(
   cmake ninja-build g++ pkg-config
-  liblz4-dev libzstd-dev libisal-dev libdeflate-dev
+  liblz4-dev libzstd-dev libisal-dev libxxhash-dev
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format

@@ -1,4 +1,5 @@
 #include <lz4.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstring>
@@ -36,16 +37,6 @@ constexpr int64_t kFastPathRoom = 64;
 // A linked block may copy from up to 64 KiB of the output before it.
 constexpr int64_t kLinkedHistory = 64 * 1024;
 
-constexpr uint32_t kPrime1 = 0x9E3779B1u;
-constexpr uint32_t kPrime2 = 0x85EBCA77u;
-constexpr uint32_t kPrime3 = 0xC2B2AE3Du;
-constexpr uint32_t kPrime4 = 0x27D4EB2Fu;
-constexpr uint32_t kPrime5 = 0x165667B1u;
-
-uint32_t RotateLeft(uint32_t value, int bits) {
-  return (value << bits) | (value >> (32 - bits));
-}
-
 template <typename... Parts>
 Status Corrupt(int64_t byte, Parts&&... parts) {
   return Status::Corrupt("lz4 frame decompression: input byte ", byte, ": ",
@@ -53,25 +44,6 @@ Status Corrupt(int64_t byte, Parts&&... parts) {
 }
 
 }  // namespace
-
-uint32_t Xxh32OfShortInput(const uint8_t* bytes, int64_t size) {
-  uint32_t hash = kPrime5 + static_cast<uint32_t>(size);
-  int64_t at = 0;
-  for (; at + 4 <= size; at += 4) {
-    hash += bits::LoadUnaligned<uint32_t>(bytes + at) * kPrime3;
-    hash = RotateLeft(hash, 17) * kPrime4;
-  }
-  for (; at < size; ++at) {
-    hash += bytes[at] * kPrime5;
-    hash = RotateLeft(hash, 11) * kPrime1;
-  }
-  hash ^= hash >> 15;
-  hash *= kPrime2;
-  hash ^= hash >> 13;
-  hash *= kPrime3;
-  hash ^= hash >> 16;
-  return hash;
-}
 
 Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint8_t* output,
                                   int64_t output_size, int64_t writable_size) {
@@ -106,8 +78,8 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
     position += 8;
   }
   // The checksum covers the content size, so it is checked first.
-  const uint8_t header_checksum =
-      static_cast<uint8_t>(Xxh32OfShortInput(input + kMagicSize, position - kMagicSize) >> 8);
+  const uint8_t header_checksum = static_cast<uint8_t>(
+      XXH32(input + kMagicSize, static_cast<size_t>(position - kMagicSize), 0) >> 8);
   if (input[position] != header_checksum) {
     return Corrupt(position, "the frame header checksum does not match");
   }

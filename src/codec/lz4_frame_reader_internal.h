@@ -43,7 +43,4 @@ enum class Lz4FrameRead : uint8_t {
 Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint8_t* output,
                                   int64_t output_size, int64_t writable_size);
 
-/// Returns the XXH32 (seed 0) of `size` < 16 bytes: the checksum of an LZ4 frame descriptor.
-uint32_t Xxh32OfShortInput(const uint8_t* bytes, int64_t size);
-
 }  // namespace sluice::internal
