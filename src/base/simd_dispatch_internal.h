@@ -1,8 +1,8 @@
 // Runtime choice between portable loops and AVX2 builds of the same loops.
 //
 // Sluice is built for baseline x86-64 (SSE2), but some hot loops are much faster with AVX2 (the
-// partitioning loops 2-4x, with 8-lane 32-bit multiplies) and faster again with AVX-512 (the
-// hash loops 1.3x in cache, 16 lanes). Those loops are compiled more than once, with
+// partitioning loops, with 8-lane 32-bit multiplies) and faster again with AVX-512 (the hash
+// loops, 16 lanes; bench/partition_benchmark.cc). Those loops are compiled more than once, with
 // SLUICE_TARGET_AVX2 or SLUICE_TARGET_AVX512, and the CPU is asked once which one to run. The
 // choice is made per column and chunk of rows, never per row.
 #pragma once

@@ -27,11 +27,11 @@ constexpr std::string_view kCodecName = "lz4 frame";
 //   reads such frames directly, see lz4_frame_reader_internal.h). The price is a 4-byte header
 //   per 64 KiB (0.006%).
 // - Independent blocks. Each 64 KiB block starts without history, which changes nothing for
-//   buffers up to 64 KiB (most of a shuffle's) and, measured on string columns of 200 KiB to
-//   2 MiB, did not hurt larger ones either (their frames came out 1% smaller than linked ones).
-//   Linked blocks also make liblz4 1.9.4 calloc a 64 KiB history buffer in every
-//   LZ4F_compressBegin, because LZ4F_compressEnd drops it (lz4 issue 1157, fixed in 1.10): that
-//   made 100-byte buffers 12 times slower and broke "a warm context allocates nothing". Readers of
+//   buffers up to 64 KiB (most of a shuffle's) and did not hurt larger string columns either
+//   (DEVELOPING.md, "Figures behind the constants"). Linked blocks also make liblz4 1.9.4 calloc
+//   a 64 KiB history buffer in every LZ4F_compressBegin, because LZ4F_compressEnd drops it (lz4
+//   issue 1157, fixed in 1.10): that made tiny buffers many times slower and broke "a warm
+//   context allocates nothing". Readers of
 //   independent blocks also keep no 128 KiB history.
 // - Content size recorded. 8 bytes per frame buy a check inside LZ4F that the frame decodes to
 //   exactly what its header says, and let any tool (`lz4 -l`, a reader without Arrow's length

@@ -15,10 +15,9 @@ namespace sluice::internal {
 
 /// Returns whether a key column of this type is hashed with 512-bit vectors where the CPU has
 /// them; a key set uses them only when every key column does, which is when all are integers.
-/// Integer keys hash 1.2-1.3x faster with them; but a key set that also held strings or floats
-/// ran about 8% slower (three keys, Int32, Utf8 and Decimal128, 8M rows: 22.1-22.8 against
-/// 20.0-22.1 ns per row), as the core slows while it switches between the 512-bit and the other
-/// work of every chunk.
+/// Integer keys hash faster with them; but a key set that also held strings or floats ran
+/// slower, as the core slows while it switches between the 512-bit and the other work of every
+/// chunk (DEVELOPING.md, "Figures behind the constants").
 bool HashesWithWideVectors(TypeId key_type);
 
 /// Folds rows [first, first + count) of `array` into `states` (states[k] for row first + k) with

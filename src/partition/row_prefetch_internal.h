@@ -3,7 +3,7 @@
 // Partitioners work through a batch in chunks of kPartitionChunkRows rows; within a chunk each
 // key column is a short sequential pass. The hardware prefetcher ramps up again at the start of
 // every such pass, so a batch larger than the cache spends most of its time waiting on memory
-// (measured: Int64 keys of an 8M-row batch took 6.3 ns per row against 1.2 in cache). Issuing
+// (several times the in-cache cost per row; DEVELOPING.md, "Figures behind the constants"). Issuing
 // the loads of rows further on while the current chunk is hashed hides that wait.
 #pragma once
 
@@ -50,8 +50,8 @@ inline void PrefetchRows(const ArrayData& array, int64_t first, int64_t count) {
 }
 
 /// How far ahead of the rows being partitioned their keys are prefetched. A chunk ahead was too
-/// close: a batch of Int64 keys in DRAM took 2.5-2.8 ns per row with 4096-row chunks and the
-/// next chunk prefetched, 1.8 ns with 1024-row chunks and keys prefetched 8192 rows ahead.
+/// close; 1024-row chunks with keys 8192 rows ahead were the fastest on keys in DRAM
+/// (DEVELOPING.md, "Figures behind the constants").
 inline constexpr int64_t kPrefetchAheadRows = 8192;
 
 /// Prefetches the key columns of rows [first, first + count) + kPrefetchAheadRows, as far as the

@@ -10,10 +10,9 @@ namespace sluice::internal {
 namespace {
 
 // How long either thread polls before it sleeps (see PollUntil): a small block decodes in a few
-// microseconds, and a hand-over to a sleeping consumer cost about 3 us a batch here. Partition 0
-// of 1000 map outputs, coalescing off (1000 batches of 41 rows): 5.0 ms without read-ahead,
-// 8.3-9.2 ms with it before polling, 6.1-6.5 ms with up to 50 us of it (20 us and 200 us gave
-// the same).
+// microseconds, and waking a sleeping consumer costs about as much again per batch, which made
+// read-ahead slower than none on many tiny blocks until the threads polled briefly first
+// (DEVELOPING.md, "Figures behind the constants").
 constexpr int64_t kPollNanos = 50'000;
 
 }  // namespace

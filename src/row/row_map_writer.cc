@@ -30,12 +30,10 @@ constexpr int64_t kScatterChunkRows = 8192;
 
 // kAuto: the partition count from which scatter beats sort, for rows of up to
 // kNarrowRowBytes; wider rows keep sorting (their conversion dominates, and scatter copies each
-// row's values twice; this bound is reasoned, not measured). Measured with
-// bench/row_map_writer_benchmark.cc (one spill of 100,000 five-column rows, lz4), medians of 5
-// on 2026-11-30, sort vs scatter in ms: 100 partitions 12.2 vs 12.8, 1,000 13.1 vs 14.0,
-// 2,000 16.0 vs 14.1, 4,000 15.5 vs 14.7, 7,000 16.4 vs 16.9, 10,000 19.2 vs 18.0. Below
-// ~2,000 partitions sort wins or ties; above, scatter is up to 10% faster but within the noise
-// of this shared machine, so the switch sits in the middle of that range.
+// row's values twice; this bound is reasoned, not measured). bench/row_map_writer_benchmark.cc
+// compares the two by partition count (figures in DEVELOPING.md, "Figures behind the
+// constants"): below about 2,000 partitions sort wins or ties; above, scatter is somewhat
+// faster but within the noise of a shared machine, so the switch sits in that range.
 constexpr int32_t kScatterMinPartitions = 4096;
 constexpr int64_t kNarrowRowBytes = 256;
 

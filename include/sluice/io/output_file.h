@@ -18,11 +18,11 @@ namespace sluice {
 struct OutputFileOptions {
   /// Pending bytes that trigger a write. 256 KiB: large enough that syscalls are a rounding
   /// error next to the bytes (four per MiB), small enough that the buffer, which every task
-  /// touches fresh, costs few page faults (at 4 MiB, faulting in the buffer was a fifth of a
-  /// small map task's time), and that a write is short. A writer with a compression thread
-  /// writes on its own thread while the other encodes the blocks queued for it: a 1 MiB write
-  /// (0.4 ms here) outlasted them and left that thread idle, 0.3 ms per 2 MiB file (lz4 at 200
-  /// partitions, traced); 256 KiB writes (0.1 ms) do not.
+  /// touches fresh, costs few page faults (at 4 MiB, faulting in the buffer was a sizeable
+  /// share of a small map task's time), and that a write is short. A writer with a compression
+  /// thread writes on its own thread while the other encodes the blocks queued for it: 1 MiB
+  /// writes outlasted them and left that thread idle; 256 KiB writes do not (DEVELOPING.md,
+  /// "Figures behind the constants").
   int64_t flush_bytes = int64_t{256} << 10;
 };
 

@@ -31,8 +31,8 @@ struct SegmentEncoderOptions {
   /// zstd level (1..22); 1 is the fastest and what Spark uses by default.
   int compression_level = 1;
   /// Buffers smaller than this are stored raw (Arrow's -1 length) instead of compressed. A codec
-  /// call costs microseconds of fixed work (zstd about 6 us for 1 KiB here) and saves a few
-  /// bytes on tiny buffers; at high partition counts most buffers are tiny. 256 bytes.
+  /// call costs microseconds of fixed work and saves a few bytes on tiny buffers; at high
+  /// partition counts most buffers are tiny. 256 bytes.
   int64_t min_compress_bytes = 256;
 };
 

@@ -98,8 +98,8 @@ struct PartitionerOptions {
 
   /// Range: the most bounds searched by a linear scan; more bounds use binary search. Both give
   /// the same partition for sorted bounds (Spark's RangePartitioner switches at 128), so this is
-  /// a speed choice only. Default 8: measured here, the scan is faster up to about 8 bounds
-  /// (1.6 vs 1.9 ns/row) and much slower at 128 (20 vs 3.3 ns/row).
+  /// a speed choice only. Default 8: the scan is faster up to about 8 bounds and much slower at
+  /// 128 (DEVELOPING.md, "Figures behind the constants").
   int32_t range_linear_scan_max_bounds = 8;
 };
 
