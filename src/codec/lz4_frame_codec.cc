@@ -149,8 +149,23 @@ class Lz4FrameDecompressor final : public Decompressor {
     options.stableDst = 1;
     // The whole frame and the whole output are given at once, so LZ4F either finishes the frame
     // (returns 0), stops for want of input or room (returns a size hint), or fails.
-    const size_t hint =
-        LZ4F_decompress(context_, destination, &decoded, input, &consumed, &options);
+    size_t hint = LZ4F_decompress(context_, destination, &decoded, input, &consumed, &options);
+    // LZ4F stops once the output is full, before blocks that decode to nothing and before the
+    // end mark; the rest of the frame is asked for with one byte of room, which a frame that
+    // decodes to more than the expected size fills.
+    while (!LZ4F_isError(hint) && hint != 0 && decoded == static_cast<size_t>(output_size) &&
+           consumed < static_cast<size_t>(input_size)) {
+      uint8_t spare = 0;
+      size_t spare_size = sizeof(spare);
+      size_t more = static_cast<size_t>(input_size) - consumed;
+      hint = LZ4F_decompress(context_, &spare, &spare_size, input + consumed, &more, &options);
+      consumed += more;
+      if (!LZ4F_isError(hint) && spare_size != 0) {
+        return Failure(Status::Corrupt(kCodecName, " decompression: the frame decodes to more ",
+                                       "than the expected ", output_size, " bytes"));
+      }
+      if (more == 0) break;  // no progress: the checks below say why
+    }
     if (LZ4F_isError(hint)) {
       // LZ4F reports no position with an error.
       return Failure(Status::Corrupt(kCodecName, " decompression of ", input_size,

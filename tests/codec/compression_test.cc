@@ -401,6 +401,31 @@ TEST(CompressionFormatTest, AFrameThatFailedLeavesNothingForTheNext) {
   EXPECT_TRUE(decoded == original);
 }
 
+// A frame may end with blocks that decode to nothing; LZ4F stops before them when the output is
+// full, and the decompressor still reads the frame to its end (decompress_fuzz found it refused).
+TEST(CompressionFormatTest, ReadsEmptyBlocksAfterTheOutputIsFull) {
+  auto decompressor = Decompressor::Make(CompressionCodec::kLz4Frame).ValueOrDie();
+  // Magic, FLG (dictionary id, so through LZ4F), BD, dictionary id, header checksum; a 1-byte
+  // compressed block holding an empty sequence; the end mark.
+  const uint8_t empty_block[] = {0x04, 0x22, 0x4d, 0x18, 0x61, 0x40, 0x86, 0x01, 0x00, 0x00,
+                                 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+  uint8_t nothing = 0;
+  const Status status = decompressor->Decompress(empty_block, sizeof(empty_block), &nothing, 0);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  // A frame of 300 bytes read as 200: the bytes past the output are Corrupt, not dropped.
+  const std::vector<uint8_t> original = MakeBytes(Content::kText, 300, 4);
+  LZ4F_preferences_t preferences = {};
+  preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+  std::vector<uint8_t> compressed(LZ4F_compressFrameBound(original.size(), &preferences));
+  const size_t size = LZ4F_compressFrame(compressed.data(), compressed.size(), original.data(),
+                                         original.size(), &preferences);
+  ASSERT_FALSE(LZ4F_isError(size));
+  std::vector<uint8_t> decoded(200);
+  EXPECT_TRUE(
+      decompressor->Decompress(compressed.data(), static_cast<int64_t>(size), decoded.data(), 200)
+          .IsCorrupt());
+}
+
 TEST(CompressionFormatTest, ZstdFramesInteroperateWithTheSimpleApi) {
   auto compressor = Compressor::Make(CompressionCodec::kZstd, 3).ValueOrDie();
   auto decompressor = Decompressor::Make(CompressionCodec::kZstd).ValueOrDie();
