@@ -70,8 +70,10 @@ void AlignedBuffer::Grow(int64_t capacity) {
   }
   const int64_t target =
       std::max<int64_t>({capacity, std::min(capacity_ * 2, kMaxCapacity), kAlignment});
-  if (!IsMapped(target)) {
-    const int64_t rounded = RoundUp(target, kAlignment);
+  // Whether storage is mapped follows from its capacity alone (Release and the next Grow ask
+  // IsMapped(capacity_)), so the heap serves only capacities that stay below the threshold once
+  // rounded: a target just below it rounds up to it and is mapped.
+  if (const int64_t rounded = RoundUp(target, kAlignment); !IsMapped(rounded)) {
     auto* grown =
         static_cast<uint8_t*>(std::aligned_alloc(kAlignment, static_cast<size_t>(rounded)));
     if (grown == nullptr) throw std::bad_alloc();
