@@ -10,6 +10,7 @@
 // from the input), byte 1 the partition count - 1; then operations, each an opcode byte and its
 // operands (see Run below); the reduce side's blocks are the input's remaining bytes.
 #include <jni.h>
+#include <org_apache_spark_shuffle_sluice_SluiceNative.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -177,36 +178,6 @@ const std::string& Directory() {
 }
 
 }  // namespace
-
-// The entry points under test (jvm/src/main/cpp).
-extern "C" {
-jstring Java_org_apache_spark_shuffle_sluice_SluiceNative_checkSchema(JNIEnv*, jclass, jstring);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerCreate(JNIEnv*, jclass, jstring, jint,
-                                                                     jobjectArray, jobjectArray,
-                                                                     jstring);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNextPageBytes(JNIEnv*, jclass, jlong,
-                                                                            jlong);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(JNIEnv*, jclass, jlong, jlong,
-                                                                      jlongArray);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerAddPointers(JNIEnv*, jclass, jlong,
-                                                                          jlongArray, jint);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerSpill(JNIEnv*, jclass, jlong);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(JNIEnv*, jclass, jlong);
-void Java_org_apache_spark_shuffle_sluice_SluiceNative_writerFinish(JNIEnv*, jclass, jlong,
-                                                                    jlongArray, jlongArray,
-                                                                    jlongArray);
-void Java_org_apache_spark_shuffle_sluice_SluiceNative_writerClose(JNIEnv*, jclass, jlong);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(JNIEnv*, jclass, jstring);
-jlong Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(JNIEnv*, jclass, jlong,
-                                                                           jlong, jlong);
-void Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(JNIEnv*, jclass, jlong,
-                                                                        jlong, jstring);
-jint Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(JNIEnv*, jclass, jlong,
-                                                                      jlongArray);
-void Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(JNIEnv*, jclass, jlong,
-                                                                     jlongArray);
-void Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(JNIEnv*, jclass, jlong);
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   JNIEnv* env = Environment();

@@ -2,6 +2,7 @@
 #include <jni.h>
 
 #include "jni_bridge.h"
+#include "native_slots.h"
 #include "sluice/row/spark_type.h"
 
 extern "C" {

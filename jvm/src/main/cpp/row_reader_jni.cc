@@ -14,6 +14,7 @@
 #include <string>
 
 #include "jni_bridge.h"
+#include "native_slots.h"
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/row/columnar_to_row_converter.h"
@@ -152,7 +153,7 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerB
 }
 
 /// Decodes the next batch into rows. Returns the row count (0 at the end of the block) and
-/// fills out = {rows base address, address of int64 offsets, address of int32 sizes}.
+/// fills out (the ROWS_* slots: the rows' base address, their int64 offsets, their int32 sizes).
 JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
     JNIEnv* env, jclass, jlong handle, jlongArray out) {
   auto* reader = FromHandle<RowReader>(handle);
@@ -161,11 +162,14 @@ JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerN
     SLUICE_ASSIGN_OR_RAISE(const int64_t count, reader->NextRows());
     if (count > 0) {
       const sluice::UnsafeRowBatch& batch = reader->rows();
-      const jlong addresses[3] = {
-          static_cast<jlong>(reinterpret_cast<intptr_t>(batch.bytes.data())),
-          static_cast<jlong>(reinterpret_cast<intptr_t>(batch.offsets.data())),
-          static_cast<jlong>(reinterpret_cast<intptr_t>(batch.sizes.data()))};
-      env->SetLongArrayRegion(out, 0, 3, addresses);
+      auto address = [](const void* pointer) {
+        return static_cast<jlong>(reinterpret_cast<intptr_t>(pointer));
+      };
+      jlong addresses[sluice::jni::kRowsSlots] = {};
+      addresses[sluice::jni::kRowsBase] = address(batch.bytes.data());
+      addresses[sluice::jni::kRowsOffsets] = address(batch.offsets.data());
+      addresses[sluice::jni::kRowsSizes] = address(batch.sizes.data());
+      env->SetLongArrayRegion(out, 0, sluice::jni::kRowsSlots, addresses);
     }
     rows = static_cast<jint>(count);
     return sluice::Status::OK();
@@ -173,12 +177,17 @@ JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerN
   return rows;
 }
 
-/// Fills metrics = {segments, blocks, rows, decompressed bytes, decompress nanos}.
+/// Fills metrics (the READ_* slots).
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(
     JNIEnv* env, jclass, jlong handle, jlongArray metrics) {
   const sluice::SegmentDecoderMetrics& m = FromHandle<RowReader>(handle)->decoder_metrics();
-  const jlong values[5] = {m.segments, m.blocks, m.rows, m.decompressed_bytes, m.decompress_nanos};
-  env->SetLongArrayRegion(metrics, 0, 5, values);
+  jlong values[sluice::jni::kReadMetricSlots] = {};
+  values[sluice::jni::kReadSegments] = m.segments;
+  values[sluice::jni::kReadBlocks] = m.blocks;
+  values[sluice::jni::kReadRows] = m.rows;
+  values[sluice::jni::kReadDecompressedBytes] = m.decompressed_bytes;
+  values[sluice::jni::kReadDecompressNanos] = m.decompress_nanos;
+  env->SetLongArrayRegion(metrics, 0, sluice::jni::kReadMetricSlots, values);
 }
 
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(JNIEnv*,

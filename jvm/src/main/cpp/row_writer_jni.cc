@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jni_bridge.h"
+#include "native_slots.h"
 #include "sluice/row/row_map_writer.h"
 #include "sluice/row/spark_type.h"
 
@@ -67,17 +68,18 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writer
   return FromHandle<RowMapWriter>(handle)->NextPageBytes(min_bytes);
 }
 
-/// Returns a new page in page_out = {number, address, capacity} and the bytes held after it.
+/// Returns a new page in page_out (the PAGE_* slots) and the bytes held after it.
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerNewPage(
     JNIEnv* env, jclass, jlong handle, jlong min_bytes, jlongArray page_out) {
   auto* writer = FromHandle<RowMapWriter>(handle);
   jlong held = -1;
   sluice::jni::Run(env, "writerNewPage", [&] {
     SLUICE_ASSIGN_OR_RAISE(RowMapWriter::Page page, writer->NewPage(min_bytes));
-    const jlong fields[3] = {static_cast<jlong>(page.number),
-                             static_cast<jlong>(reinterpret_cast<intptr_t>(page.data)),
-                             static_cast<jlong>(page.capacity)};
-    env->SetLongArrayRegion(page_out, 0, 3, fields);
+    jlong fields[sluice::jni::kPageSlots] = {};
+    fields[sluice::jni::kPageNumber] = static_cast<jlong>(page.number);
+    fields[sluice::jni::kPageAddress] = static_cast<jlong>(reinterpret_cast<intptr_t>(page.data));
+    fields[sluice::jni::kPageCapacity] = static_cast<jlong>(page.capacity);
+    env->SetLongArrayRegion(page_out, 0, sluice::jni::kPageSlots, fields);
     held = writer->held_bytes();
     return sluice::Status::OK();
   });
@@ -124,8 +126,7 @@ Java_org_apache_spark_shuffle_sluice_SluiceNative_writerHeldBytes(JNIEnv*, jclas
 }
 
 /// Writes and commits the data file. Fills lengths (P), checksums (P, or untouched without a
-/// checksum) and metrics = {output bytes, spills, spill bytes, blocks, rows, write nanos,
-/// total nanos}.
+/// checksum) and metrics (the WRITE_* slots).
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerFinish(
     JNIEnv* env, jclass, jlong handle, jlongArray lengths, jlongArray checksums,
     jlongArray metrics) {
@@ -145,9 +146,15 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerF
       env->SetLongArrayRegion(checksums, 0, partition_count, values.data());
     }
     const sluice::MapWriterMetrics& m = output.metrics;
-    const jlong metric_values[7] = {m.output_bytes, m.spills,      m.spill_bytes, m.blocks,
-                                    m.rows,         m.write_nanos, m.total_nanos};
-    env->SetLongArrayRegion(metrics, 0, 7, metric_values);
+    jlong values[sluice::jni::kWriteMetricSlots] = {};
+    values[sluice::jni::kWriteOutputBytes] = m.output_bytes;
+    values[sluice::jni::kWriteSpills] = m.spills;
+    values[sluice::jni::kWriteSpillBytes] = m.spill_bytes;
+    values[sluice::jni::kWriteBlocks] = m.blocks;
+    values[sluice::jni::kWriteRows] = m.rows;
+    values[sluice::jni::kWriteWriteNanos] = m.write_nanos;
+    values[sluice::jni::kWriteTotalNanos] = m.total_nanos;
+    env->SetLongArrayRegion(metrics, 0, sluice::jni::kWriteMetricSlots, values);
     return sluice::Status::OK();
   });
 }

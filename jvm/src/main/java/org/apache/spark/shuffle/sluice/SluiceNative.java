@@ -10,6 +10,40 @@ package org.apache.spark.shuffle.sluice;
 final class SluiceNative {
   private SluiceNative() {}
 
+  // The slots of the long[] results, named once here: the build runs `javac -h` on this class,
+  // which writes these constants (and every native method's C signature) into the header that
+  // the native side includes (native_slots.h), so the two sides cannot drift apart.
+
+  /** writerNewPage's pageOut. */
+  static final int PAGE_NUMBER = 0;
+  static final int PAGE_ADDRESS = 1;
+  static final int PAGE_CAPACITY = 2;
+  static final int PAGE_SLOTS = 3;
+
+  /** writerFinish's metrics. */
+  static final int WRITE_OUTPUT_BYTES = 0;
+  static final int WRITE_SPILLS = 1;
+  static final int WRITE_SPILL_BYTES = 2;
+  static final int WRITE_BLOCKS = 3;
+  static final int WRITE_ROWS = 4;
+  static final int WRITE_WRITE_NANOS = 5;
+  static final int WRITE_TOTAL_NANOS = 6;
+  static final int WRITE_METRIC_SLOTS = 7;
+
+  /** readerNextRows's out: where the decoded rows are. */
+  static final int ROWS_BASE = 0;
+  static final int ROWS_OFFSETS = 1;
+  static final int ROWS_SIZES = 2;
+  static final int ROWS_SLOTS = 3;
+
+  /** readerMetrics's metrics. */
+  static final int READ_SEGMENTS = 0;
+  static final int READ_BLOCKS = 1;
+  static final int READ_ROWS = 2;
+  static final int READ_DECOMPRESSED_BYTES = 3;
+  static final int READ_DECOMPRESS_NANOS = 4;
+  static final int READ_METRIC_SLOTS = 5;
+
   /** Returns the library's name and version. */
   static native String version();
 
@@ -25,7 +59,7 @@ final class SluiceNative {
   /** Returns the size of the page writerNewPage would make for a row of minBytes. */
   static native long writerNextPageBytes(long writer, long minBytes);
 
-  /** Fills pageOut = {number, address, capacity}; returns the bytes held after. */
+  /** Fills pageOut (PAGE_* slots); returns the bytes held after. */
   static native long writerNewPage(long writer, long minBytes, long[] pageOut);
 
   /** Records count packed pointers; returns the bytes held after. */
@@ -36,10 +70,7 @@ final class SluiceNative {
 
   static native long writerHeldBytes(long writer);
 
-  /**
-   * Writes and commits the data file; fills lengths, checksums and metrics = {output bytes,
-   * spills, spill bytes, blocks, rows, write nanos, total nanos}.
-   */
+  /** Writes and commits the data file; fills lengths, checksums and metrics (WRITE_* slots). */
   static native void writerFinish(long writer, long[] lengths, long[] checksums, long[] metrics);
 
   static native void writerClose(long writer);
@@ -60,11 +91,11 @@ final class SluiceNative {
 
   /**
    * Decodes the next batch of the block into rows; returns the row count (0 at its end) and
-   * fills out = {rows base address, int64 offsets address, int32 sizes address}.
+   * fills out (ROWS_* slots: the rows' base address, their int64 offsets, their int32 sizes).
    */
   static native int readerNextRows(long reader, long[] out);
 
-  /** Fills metrics = {segments, blocks, rows, decompressed bytes, decompress nanos}. */
+  /** Fills metrics (READ_* slots). */
   static native void readerMetrics(long reader, long[] metrics);
 
   static native void readerClose(long reader);

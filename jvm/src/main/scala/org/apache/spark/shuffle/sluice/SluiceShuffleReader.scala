@@ -81,7 +81,7 @@ private[spark] class SluiceShuffleReader[K, C](
     private var reader = SluiceNative.readerCreate(handle.schema)
     private val row = new UnsafeRow(SluiceShuffleReader.fieldCount(handle.schema))
     private val pair = new MutablePair[Int, UnsafeRow](0, row)
-    private val addresses = new Array[Long](3)
+    private val addresses = new Array[Long](SluiceNative.ROWS_SLOTS)
     private val chunk = SluiceShuffleReader.threadChunk.get()
     private var blockAddress = 0L
     private var blockCapacity = 0L
@@ -119,9 +119,9 @@ private[spark] class SluiceShuffleReader[K, C](
             try SluiceNative.readerNextRows(reader, addresses)
             catch { case e: SluiceException => failBlock(e) }
           if (count > 0) {
-            rowsBase = addresses(0)
-            offsets = addresses(1)
-            sizes = addresses(2)
+            rowsBase = addresses(SluiceNative.ROWS_BASE)
+            offsets = addresses(SluiceNative.ROWS_OFFSETS)
+            sizes = addresses(SluiceNative.ROWS_SIZES)
             rowCount = count
             rowIndex = 0
             return true

@@ -55,7 +55,7 @@ private[spark] class SluiceShuffleWriter[K, V](
   private val partitionLengths: Array[Long] = new Array[Long](partitionCount)
 
   // The page being filled: rows go at cursor, up to pageEnd.
-  private val pageOut = new Array[Long](3)
+  private val pageOut = new Array[Long](SluiceNative.PAGE_SLOTS)
   private var pageNumber = 0L
   private var pageBase = 0L
   private var cursor = 0L
@@ -152,10 +152,10 @@ private[spark] class SluiceShuffleWriter[K, V](
     // 64 KiB, not 16 MiB.
     reserve(SluiceNative.writerNextPageBytes(writer, needed))
     val held = timed(SluiceNative.writerNewPage(writer, needed, pageOut))
-    pageNumber = pageOut(0)
-    pageBase = pageOut(1)
+    pageNumber = pageOut(SluiceNative.PAGE_NUMBER)
+    pageBase = pageOut(SluiceNative.PAGE_ADDRESS)
     cursor = pageBase
-    pageEnd = pageBase + pageOut(2)
+    pageEnd = pageBase + pageOut(SluiceNative.PAGE_CAPACITY)
     chargeHeld(held)
   }
 
@@ -209,11 +209,12 @@ private[spark] class SluiceShuffleWriter[K, V](
 
   private def commit(temporaryFile: File): Unit = {
     val checksums = new Array[Long](if (conf.checksumEnabled) partitionCount else 0)
-    val metrics = new Array[Long](7)
+    val metrics = new Array[Long](SluiceNative.WRITE_METRIC_SLOTS)
     timed(SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics))
     finished = true
     chargeHeld(0L)
-    val Array(outputBytes, _, spillBytes, _, _, _, _) = metrics
+    val outputBytes = metrics(SluiceNative.WRITE_OUTPUT_BYTES)
+    val spillBytes = metrics(SluiceNative.WRITE_SPILL_BYTES)
     writeMetrics.incBytesWritten(outputBytes)
     writeMetrics.incWriteTime(nativeNanos)
     dataSize.foreach(_.add(rowBytes))
