@@ -16,6 +16,7 @@
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/failure_guard.h"
+#include "sluice/base/saturating_arithmetic.h"
 #include "sluice/codec/compression.h"
 #include "sluice/format/array_validate.h"
 #include "sluice/ipc/ipc_format.h"
@@ -547,7 +548,7 @@ class SegmentDecoder::Impl {
     if (arena_ != nullptr) owners.push_back(std::move(arena_));
     if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
     metrics_.blocks += 1;
-    metrics_.rows += length;
+    metrics_.rows = SaturatingAdd(metrics_.rows, length);
     return Result<std::optional<RecordBatch>>(std::in_place, std::in_place, schema_, length,
                                               std::move(spare_));
   }

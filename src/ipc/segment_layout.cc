@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "sluice/base/saturating_arithmetic.h"
 #include "sluice/ipc/message_reader.h"
 
 namespace sluice {
@@ -60,7 +61,7 @@ Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
         block.metadata_bytes = prefix.size + prefix.metadata_size;
         block.body_bytes = header.body_length;
         block.codec = header.codec;
-        layout.rows += block.rows;
+        layout.rows = SaturatingAdd(layout.rows, block.rows);
         layout.blocks.push_back(block);
         break;
       }

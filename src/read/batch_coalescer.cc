@@ -1,6 +1,7 @@
 #include <chrono>
 
 #include "batch_coalescer_internal.h"
+#include "sluice/base/saturating_arithmetic.h"
 
 namespace sluice::internal {
 
@@ -8,7 +9,9 @@ Status BatchCoalescer::Add(RecordBatch batch, BatchQueue* out) {
   const int64_t rows = batch.num_rows();
   if (rows == 0) return Status::OK();
   const int64_t bytes = batch.ReferencedBytes();
-  if (rows * 2 >= target_rows_ || bytes * 2 >= target_bytes_) {
+  // Half a target or more (written without doubling `rows`, which input may declare up to
+  // INT64_MAX).
+  if (rows >= target_rows_ - target_rows_ / 2 || bytes * 2 >= target_bytes_) {
     SLUICE_RETURN_NOT_OK(Flush(out));
     out->push_back(std::move(batch));
     return Status::OK();
@@ -16,7 +19,7 @@ Status BatchCoalescer::Add(RecordBatch batch, BatchQueue* out) {
   if (held_rows_ + rows > target_rows_ || held_bytes_ + bytes > target_bytes_) {
     SLUICE_RETURN_NOT_OK(Flush(out));
   }
-  held_rows_ += rows;
+  held_rows_ = SaturatingAdd(held_rows_, rows);
   held_bytes_ += bytes;
   held_.push_back(std::move(batch));
   if (held_rows_ == target_rows_) return Flush(out);

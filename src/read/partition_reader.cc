@@ -3,6 +3,7 @@
 #include "batch_producer_internal.h"
 #include "read_ahead_thread_internal.h"
 #include "sluice/base/failure_guard.h"
+#include "sluice/base/saturating_arithmetic.h"
 
 namespace sluice {
 
@@ -33,7 +34,7 @@ class PartitionReader::Impl {
                                                  : producer_->Next(wait, out);
     if (outcome.ok() && *outcome == BatchProducer::Outcome::kBatch) {
       batches_ += 1;
-      rows_ += out->num_rows();
+      rows_ = SaturatingAdd(rows_, out->num_rows());
     }
     return outcome;
   }

@@ -9,6 +9,7 @@
 #include "rows_by_partition_internal.h"
 #include "sluice/base/check.h"
 #include "sluice/base/failure_guard.h"
+#include "sluice/base/saturating_arithmetic.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/format/array_validate.h"
 #include "sluice/io/spark_shuffle_files.h"
@@ -166,8 +167,8 @@ class MapWriter::Impl {
       return partitioned;
     }
     held_bytes_ += held.charged_bytes;
-    held_rows_ += rows;
-    metrics_.rows += rows;
+    held_rows_ = SaturatingAdd(held_rows_, rows);
+    metrics_.rows = SaturatingAdd(metrics_.rows, rows);
     metrics_.input_bytes += input_bytes;
     metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
     held_.push_back(std::move(held));
