@@ -31,8 +31,7 @@ constexpr std::string_view kCodecName = "lz4 frame";
 //   (DEVELOPING.md, "Figures behind the constants"). Linked blocks also make liblz4 1.9.4 calloc
 //   a 64 KiB history buffer in every LZ4F_compressBegin, because LZ4F_compressEnd drops it (lz4
 //   issue 1157, fixed in 1.10): that made tiny buffers many times slower and broke "a warm
-//   context allocates nothing". Readers of
-//   independent blocks also keep no 128 KiB history.
+//   context allocates nothing". Readers of independent blocks also keep no 128 KiB history.
 // - Content size recorded. 8 bytes per frame buy a check inside LZ4F that the frame decodes to
 //   exactly what its header says, and let any tool (`lz4 -l`, a reader without Arrow's length
 //   prefix) size the output from the frame alone. A buffer whose frame does not shrink it is
