@@ -167,7 +167,6 @@ TypePtr ParsePrimitiveFormat(char format) {
   }
 }
 
-// Returns what an Arrow format Sluice does not support is, or an empty view for unknown formats.
 // Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
 std::string UnsupportedFormatName(std::string_view format) {
   auto unit = [](char code) -> std::string {
