@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --upgrade pip >/dev/null
 CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$work/venv/bin/pip" install -q "$root"
-"$work/venv/bin/pip" install -q pytest polars
+"$work/venv/bin/pip" install -q pytest polars duckdb
 mkdir "$work/elsewhere"
 cp -r "$root/tests/python" "$work/elsewhere/tests"
 cd "$work/elsewhere"

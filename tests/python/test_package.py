@@ -1,4 +1,4 @@
-"""The Python package as a user meets it: the README's example, polars and pyarrow in and out,
+"""The Python package as a user meets it: the README's example, polars, DuckDB and pyarrow in and out,
 the whole-shuffle convenience, and the types the engine carries."""
 
 import os
@@ -44,6 +44,23 @@ def test_polars_in_and_out(tmp_path):
     assert back.shape == (510, 3)
     expected = pl.concat([frame, frame.head(10)]).sort(["id", "name"])
     assert back.sort(["id", "name"]).equals(expected)
+
+
+def test_duckdb_and_polars_take_the_reader_directly(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    pl = pytest.importorskip("polars")
+    table = pa.table({"k": pa.array(range(1000), pa.int64()),
+                      "v": pa.array([i % 7 for i in range(1000)], pa.int32())})
+    data_path = tmp_path / "shuffle_0_0_0.data"
+    with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=4, keys=["k"],
+                          codec="lz4", spark_files=True) as writer:
+        writer.write(table)
+    reader = sluice.read_partitions([data_path], 0, 4)
+    # DuckDB scans a RecordBatchReader by its Python name.
+    [(count, total)] = duckdb.sql("select count(*), sum(v) from reader").fetchall()
+    assert (count, total) == (1000, sum(i % 7 for i in range(1000)))
+    frame = pl.from_arrow(sluice.read_partitions([data_path], 0, 4).read_all())
+    assert frame.sort("k")["v"].to_list() == [i % 7 for i in range(1000)]
 
 
 def test_shuffle_places_rows_as_a_map_writer_does(tmp_path):
