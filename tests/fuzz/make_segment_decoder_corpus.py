@@ -36,6 +36,13 @@ TABLES = {
         "bin": pa.array([b"\x00", None, b"\xff\xfe"], pa.large_binary()),
     }),
     "empty": pa.table({"a": pa.array([], pa.int32()), "s": pa.array([], pa.string())}),
+    # Field metadata at several levels, an extension type among it (custom_metadata tables).
+    "metadata": pa.table({
+        "id": pa.ExtensionArray.from_storage(pa.uuid(), pa.array([b"0123456789abcdef", None], pa.binary(16))),
+        "l": pa.array([[1], None], pa.list_(pa.field("item", pa.int8(), metadata={"unit": "cents"}))),
+    }, schema=pa.schema([pa.field("id", pa.uuid()),
+                         pa.field("l", pa.list_(pa.field("item", pa.int8(), metadata={"unit": "cents"})),
+                                  metadata={"origin": "ledger"})], metadata={"writer": "corpus"})),
 }
 
 
