@@ -12,8 +12,8 @@
 //
 // Input: a program read byte by byte (0 when it runs out): the top-level struct's column count
 // and length, then each node: a format (index into kFormats), its length, offset, null count
-// kind, buffer count and child count perturbations, whether it has a validity bitmap and a
-// dictionary, and the bytes of its bitmaps, values and offsets.
+// kind, buffer count and child count perturbations, whether it has a validity bitmap, a
+// dictionary and metadata, and the bytes of its bitmaps, values, offsets and metadata.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -100,6 +100,48 @@ struct Arena {
   }
 };
 
+// Metadata in the C interface's encoding (an int32 pair count, then each key and value after its
+// int32 length), drawn from the program: keys that name extension types or hold NUL bytes, and
+// now and then a negative count or length, which the importer must refuse. The buffer is as long
+// as the encoding says, as a correct producer's is.
+const char* Metadata(Program& program, Arena& arena) {
+  std::string encoded;
+  auto append_int32 = [&encoded](int32_t value) {
+    encoded.append(reinterpret_cast<const char*>(&value), sizeof(value));
+  };
+  const uint8_t shape = program.Byte();
+  if ((shape & 0x70) == 0x70) {
+    append_int32(-1 - (shape & 3));  // a negative pair count
+  } else {
+    const int pairs = shape % 4;
+    append_int32(pairs);
+    static const char* const kKeys[] = {"ARROW:extension:name", "ARROW:extension:metadata", "unit",
+                                        "nul\0key"};
+    for (int i = 0; i < pairs; ++i) {
+      const uint8_t key_choice = program.Byte();
+      std::string key(kKeys[key_choice % 4],
+                      key_choice % 4 == 3 ? 7 : std::strlen(kKeys[key_choice % 4]));
+      if (key_choice & 0x80) {
+        key.assign(static_cast<size_t>(program.Byte() % 12), '\0');
+        for (char& c : key) c = static_cast<char>(program.Byte());
+      }
+      if ((key_choice & 0x60) == 0x60) {  // a negative length ends the encoding
+        append_int32(-1);
+        break;
+      }
+      append_int32(static_cast<int32_t>(key.size()));
+      encoded += key;
+      std::string value(static_cast<size_t>(program.Byte() % 16), '\0');
+      for (char& c : value) c = static_cast<char>(program.Byte());
+      append_int32(static_cast<int32_t>(value.size()));
+      encoded += value;
+    }
+  }
+  uint8_t* buffer = arena.Buffer(encoded.size());
+  std::memcpy(buffer, encoded.data(), encoded.size());
+  return reinterpret_cast<const char*>(buffer);
+}
+
 void ReleaseSchema(ArrowSchema* schema) {
   schema->release = nullptr;
 }
@@ -135,6 +177,7 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
   schema->format = format.text;
   schema->name = arena.names.back()->c_str();
   schema->flags = (perturb & 8) ? 0 : 2;  // nullable
+  if (perturb & 128) schema->metadata = Metadata(program, arena);
   schema->release = ReleaseSchema;
   *array = ArrowArray{};
   array->length = length;
@@ -268,6 +311,9 @@ void ExpectUsable(const sluice::RecordBatch& batch) {
       if (!decoded.ok() || !decoded->has_value()) __builtin_trap();
       std::string difference;
       if (!sluice::BatchesEqual(**decoded, batch, &difference)) __builtin_trap();
+      if (!(*decoded)->schema()->Equals(*batch.schema(), /*check_metadata=*/true)) {
+        __builtin_trap();
+      }
     }
   }
   // Hash partitioning reads every value of the first column.
@@ -293,6 +339,8 @@ void ExpectUsable(const sluice::RecordBatch& batch) {
   if (!sluice::ExportRecordBatch(batch, &array).ok()) __builtin_trap();
   auto again = sluice::ImportRecordBatch(&array, &schema);
   if (!again.ok() || !sluice::BatchesEqual(*again, batch)) __builtin_trap();
+  // Metadata, every field's, survives the export and the IPC round trip exactly.
+  if (!again->schema()->Equals(*batch.schema(), /*check_metadata=*/true)) __builtin_trap();
 }
 
 }  // namespace
