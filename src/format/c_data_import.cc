@@ -167,20 +167,26 @@ TypePtr ParsePrimitiveFormat(char format) {
   }
 }
 
+// The time unit a format letter names (s, m, u, n: timestamps, times, durations), if any.
+std::optional<TimeUnit> TimeUnitOfFormat(char letter) {
+  switch (letter) {
+    case 's':
+      return TimeUnit::kSecond;
+    case 'm':
+      return TimeUnit::kMilli;
+    case 'u':
+      return TimeUnit::kMicro;
+    case 'n':
+      return TimeUnit::kNano;
+  }
+  return std::nullopt;
+}
+
 // Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
 std::string UnsupportedFormatName(std::string_view format) {
-  auto unit = [](char code) -> std::string {
-    switch (code) {
-      case 's':
-        return "s";
-      case 'm':
-        return "ms";
-      case 'u':
-        return "us";
-      case 'n':
-        return "ns";
-    }
-    return std::string("unit '") + code + "'";
+  auto unit = [](char code) {
+    const std::optional<TimeUnit> parsed = TimeUnitOfFormat(code);
+    return parsed ? std::string(TimeUnitName(*parsed)) : std::string("unit '") + code + "'";
   };
   if (format == "e") return "halffloat";
   if (format == "vz") return "binary_view";
@@ -358,26 +364,13 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     return Status::OK();
   }
   if (format.size() >= 4 && format.substr(0, 2) == "ts" && format[3] == ':') {
-    TimeUnit unit;
-    switch (format[2]) {
-      case 's':
-        unit = TimeUnit::kSecond;
-        break;
-      case 'm':
-        unit = TimeUnit::kMilli;
-        break;
-      case 'u':
-        unit = TimeUnit::kMicro;
-        break;
-      case 'n':
-        unit = TimeUnit::kNano;
-        break;
-      default:
-        return Invalid(path, "ArrowSchema.format: expected a timestamp unit s, m, u or n in \"",
-                       format, "\"");
+    const std::optional<TimeUnit> unit = TimeUnitOfFormat(format[2]);
+    if (!unit) {
+      return Invalid(path, "ArrowSchema.format: expected a timestamp unit s, m, u or n in \"",
+                     format, "\"");
     }
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 0));
-    *type = DataType::Timestamp(unit, std::string(format.substr(4)));
+    *type = DataType::Timestamp(*unit, std::string(format.substr(4)));
     return Status::OK();
   }
   if (format.substr(0, 2) == "d:") {

@@ -219,11 +219,10 @@ KeyValueMetadata MetadataFromFlatbuffer(
 // Arrow C++'s name (as pyarrow prints it) of a type Sluice does not carry, from the field's type
 // table: "time64[ns]", "halffloat", "month_day_nano_interval", "fixed_size_list[3]"...
 std::string UnsupportedTypeName(const fb::Field& field) {
-  constexpr std::string_view kUnits[] = {"s", "ms", "us", "ns"};
-  auto unit_name = [&](fb::TimeUnit unit) {
-    const auto index = static_cast<size_t>(unit);
-    return index < std::size(kUnits) ? std::string(kUnits[index])
-                                     : "unit " + std::to_string(static_cast<int>(unit));
+  auto unit_name = [](fb::TimeUnit unit) {
+    const Result<TimeUnit> known = TimeUnitFromFlatbuffer(unit, "");
+    return known.ok() ? std::string(TimeUnitName(*known))
+                      : "unit " + std::to_string(static_cast<int>(unit));
   };
   switch (field.type_type()) {
     case fb::Type::FloatType:
