@@ -363,7 +363,8 @@ int RunWriteCommand(std::span<const std::string> arguments) {
             << "  memory        budget "
             << (options.memory_limit < 0 ? std::string("unlimited")
                                          : FormatByteSize(options.memory_limit))
-            << ", peak reserved " << FormatByteSize(metrics.peak_reserved_bytes) << ", "
+            << ", peak reserved " << FormatByteSize(metrics.peak_reserved_bytes)
+            << ", per-partition state " << FormatByteSize(metrics.partition_state_bytes) << ", "
             << metrics.spills << " spills (" << FormatByteSize(metrics.spill_bytes) << ")\n"
             << "  checksums     " << ChecksumAlgorithmName(output->checksum_algorithm)
             << (output->checksum_path.empty() ? "" : " in " + output->checksum_path) << "\n";

@@ -7,6 +7,7 @@
 
 #include "compression_worker_internal.h"
 #include "rows_by_partition_internal.h"
+#include "sluice/base/byte_size.h"
 #include "sluice/base/check.h"
 #include "sluice/base/failure_guard.h"
 #include "sluice/base/saturating_arithmetic.h"
@@ -59,12 +60,43 @@ class MapWriter::Impl {
     budget_ = options_.memory_budget != nullptr
                   ? options_.memory_budget
                   : std::make_shared<FixedMemoryBudget>(options_.memory_limit);
+    SLUICE_RETURN_NOT_OK(ReservePartitionState());
     MapOutputFilesOptions files = OutputFilesOptionsFor(options_);
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
     if (options_.compression_threads > 0 && options_.encoding.codec != CompressionCodec::kNone) {
       SLUICE_ASSIGN_OR_RAISE(worker_, internal::CompressionWorker::Make(encoder_.get()));
     }
+    return Status::OK();
+  }
+
+  // What the writer keeps per partition whatever the data is fixed scratch up to
+  // kPartitionStateScratchBytes (1M partitions); more must be granted by the budget before any of
+  // it is made, so that a partition count the budget cannot carry fails here, with the figures,
+  // instead of allocating past the budget.
+  Status ReservePartitionState() {
+    const auto partitions = static_cast<int64_t>(partition_count_);
+    int64_t per_partition = RowsByPartition::kBytesPerPartition + kLayoutBytesPerPartition;
+    if (options_.count_partition_rows) per_partition += static_cast<int64_t>(sizeof(int64_t));
+    if (options_.write_spark_files) per_partition += kSparkFilesBytesPerPartition;
+    const int64_t bytes = partitions * per_partition;
+    metrics_.partition_state_bytes = bytes;
+    if (bytes <= kPartitionStateScratchBytes) return Status::OK();
+    if (!budget_->TryReserve(bytes)) {
+      return Status::OutOfMemory(
+          "MapWriter: ", partitions, " partitions need ", FormatByteSize(bytes),
+          " of per-partition state (", per_partition,
+          " bytes each: the sort's partition starts, the output's offsets, lengths and "
+          "checksums",
+          options_.write_spark_files ? ", Spark's index and checksum files" : "",
+          options_.count_partition_rows ? ", the row counts" : "", "); above ",
+          FormatByteSize(kPartitionStateScratchBytes),
+          " it is charged to the memory budget, which cannot grant it (",
+          FormatByteSize(budget_->reserved()),
+          " reserved already): raise the budget or use fewer partitions");
+    }
+    partition_state_bytes_ = bytes;
+    metrics_.peak_reserved_bytes = bytes;
     return Status::OK();
   }
 
@@ -106,6 +138,12 @@ class MapWriter::Impl {
     ReleaseHeld();
     sort_.Release();
     if (files_ != nullptr) files_->Abort();
+    ReleasePartitionState();
+  }
+
+  void ReleasePartitionState() {
+    if (partition_state_bytes_ > 0) budget_->Release(partition_state_bytes_);
+    partition_state_bytes_ = 0;
   }
 
  private:
@@ -170,7 +208,8 @@ class MapWriter::Impl {
     held_rows_ = SaturatingAdd(held_rows_, rows);
     metrics_.rows = SaturatingAdd(metrics_.rows, rows);
     metrics_.input_bytes += input_bytes;
-    metrics_.peak_reserved_bytes = std::max(metrics_.peak_reserved_bytes, held_bytes_);
+    metrics_.peak_reserved_bytes =
+        std::max(metrics_.peak_reserved_bytes, partition_state_bytes_ + held_bytes_);
     held_.push_back(std::move(held));
     if (max_held_bytes_ > 0 && held_bytes_ >= max_held_bytes_) return DoSpill();
     return Status::OK();
@@ -433,6 +472,7 @@ class MapWriter::Impl {
       partition_rows_.resize(static_cast<size_t>(partition_count_));
       output.partition_rows = std::move(partition_rows_);
     }
+    ReleasePartitionState();
     state_ = State::kFinished;
     return output;
   }
@@ -440,6 +480,12 @@ class MapWriter::Impl {
   // Rows of one batch partitioned and held at a time: 1M rows cost 12 MiB of per-row state
   // (partition id, and the sort's row and batch index), charged before it is made.
   static constexpr int64_t kMaxRowsPerSlice = int64_t{1} << 20;
+  // Per partition: the output's offset, length and checksum (MapOutputLayout); Spark's index and
+  // checksum files are written from big-endian copies of the offsets and checksums.
+  static constexpr int64_t kLayoutBytesPerPartition = 2 * sizeof(int64_t) + sizeof(uint32_t);
+  static constexpr int64_t kSparkFilesBytesPerPartition = 2 * sizeof(uint64_t);
+  // Per-partition state up to this is fixed scratch beside the budget; above, it is charged.
+  static constexpr int64_t kPartitionStateScratchBytes = int64_t{64} << 20;
   // The automatic max_held_bytes (see MapWriterOptions).
   static constexpr int64_t kAutoHeldBytes = int64_t{64} << 20;
   static constexpr int64_t kAutoHeldBytesPerPartition = int64_t{64} << 10;
@@ -456,6 +502,7 @@ class MapWriter::Impl {
   std::vector<HeldBatch> held_;
   int64_t held_bytes_ = 0;
   int64_t held_rows_ = 0;
+  int64_t partition_state_bytes_ = 0;  // charged to budget_ by ReservePartitionState
   RowsByPartition sort_;
   int64_t rows_per_block_ = 1;
   std::vector<const RecordBatch*> held_batches_;

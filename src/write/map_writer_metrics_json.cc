@@ -10,6 +10,7 @@ std::string MapWriterMetricsToJson(const MapWriterMetrics& metrics) {
        << ",\"input_bytes\":" << metrics.input_bytes << ",\"output_bytes\":" << metrics.output_bytes
        << ",\"blocks\":" << metrics.blocks << ",\"spills\":" << metrics.spills
        << ",\"spill_bytes\":" << metrics.spill_bytes
+       << ",\"partition_state_bytes\":" << metrics.partition_state_bytes
        << ",\"peak_reserved_bytes\":" << metrics.peak_reserved_bytes
        << ",\"partition_nanos\":" << metrics.partition_nanos
        << ",\"gather_nanos\":" << metrics.gather_nanos

@@ -41,10 +41,11 @@ class RowsByPartition {
 
   /// Bytes the sort needs per row (row index and batch index), charged with each batch.
   static constexpr int64_t kBytesPerRow = 2 * sizeof(uint32_t);
+  /// Bytes the sort needs per partition (its start), whatever the rows.
+  static constexpr int64_t kBytesPerPartition = sizeof(int64_t);
 
  private:
   std::vector<int64_t> starts_;
-  std::vector<int64_t> cursors_;
   std::vector<uint32_t> rows_;
   std::vector<uint32_t> batch_of_;
 };

@@ -551,6 +551,27 @@ def test_write_streams_its_input_within_the_budget(tmp_path):
     assert piped_summary["partition_checksums"] == file_summary["partition_checksums"]
     assert sum(piped_summary["partition_rows"]) == 2_000_000
 
+def test_partition_state_the_budget_cannot_carry_is_refused_before_it_is_made(tmp_path):
+    """2^24 partitions (Spark's largest count) under a 1 MiB budget and one row took 941 MB with
+    the summary saying "peak reserved 20 B". Now: refused before the state is made, naming what
+    it would cost; peak RSS within the budget plus 64 MiB and no file left. With a budget that
+    can carry it, the summary reports the state."""
+    source = tmp_path / "one.arrow"
+    run("generate", "lineitem", "--rows", 1, "--output", source)
+    out = tmp_path / "out"
+    result, peak_rss_mib = run_measuring_peak_rss(
+        "write", source, "--output-dir", out, "--partitions", 2**24, "--keys", "l_orderkey",
+        "--memory-budget", "1MiB")
+    assert result.returncode == 1
+    assert "16777216 partitions need 832 MiB of per-partition state" in error_line(result)
+    assert "raise the budget or use fewer partitions" in error_line(result)
+    assert peak_rss_mib <= 1 + 64, f"peak RSS {peak_rss_mib:.0f} MiB"
+    assert not out.exists() or not any(out.iterdir())
+    summary = run("write", source, "--output-dir", tmp_path / "small", "--partitions", 1000,
+                  "--keys", "l_orderkey").stdout.decode()
+    assert "per-partition state 50.8 KiB" in summary
+
+
 # --- read --------------------------------------------------------------------------------------
 
 

@@ -383,5 +383,46 @@ TEST(MapWriterTest, InvalidUtf8PassesUnchangedUnlessValidated) {
   EXPECT_EQ(refused.status().message(), "column 's': value 1 is not valid UTF-8 (byte 0 of its 2)");
 }
 
+TEST(MapWriterTest, PerPartitionStateIsReportedAndSmallIsScratch) {
+  const auto batches = RandomBatches(KeyedSchema(), 2, 1000, 31);
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = KeyedSchema();
+  options.partitioning = Hash(100000, {0});
+  options.data_path = directory.Join("out.data");
+  options.write_spark_files = true;
+  options.memory_limit = 1;  // smaller than the state: 100,000 partitions' state is scratch
+  auto output = WriteAll(options, batches);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  // The sort's start, the offset, length and checksum, and the two Spark files' entries.
+  EXPECT_EQ(output->metrics.partition_state_bytes, int64_t{100000} * (8 + 8 + 8 + 4 + 16));
+}
+
+TEST(MapWriterTest, PerPartitionStateTheBudgetCannotGrantIsRefusedBeforeItIsMade) {
+  const auto batches = RandomBatches(KeyedSchema(), 1, 10, 32);
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = KeyedSchema();
+  options.partitioning = Hash(1 << 24, {0});  // Spark's largest partition count
+  options.data_path = directory.Join("out.data");
+  options.write_spark_files = true;
+  options.memory_limit = int64_t{1} << 20;
+  auto writer = MapWriter::Make(options);
+  ASSERT_FALSE(writer.ok());
+  EXPECT_EQ(writer.status().code(), StatusCode::kOutOfMemory);
+  EXPECT_NE(
+      writer.status().message().find("16777216 partitions need 704 MiB of per-partition state"),
+      std::string::npos)
+      << writer.status().message();
+  EXPECT_TRUE(directory.List().empty());
+  // Past the scratch, a budget that grants the state gets it charged.
+  options.partitioning = Hash(1 << 21, {0});
+  options.memory_limit = int64_t{96} << 20;
+  auto output = WriteAll(options, batches);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(output->metrics.partition_state_bytes, (int64_t{1} << 21) * 44);
+  EXPECT_GE(output->metrics.peak_reserved_bytes, output->metrics.partition_state_bytes);
+}
+
 }  // namespace
 }  // namespace sluice

@@ -114,6 +114,13 @@ struct MapWriterMetrics {
   int64_t blocks = 0;
   int64_t spills = 0;
   int64_t spill_bytes = 0;
+  /// What the writer keeps per partition whatever the data (the sort's partition starts, the
+  /// output's offsets, lengths and checksums, the Spark files as they are written): fixed
+  /// scratch up to 64 MiB (a million partitions), charged to the budget when the writer is made
+  /// above that (a writer the budget cannot grant it to is not made).
+  int64_t partition_state_bytes = 0;
+  /// The most the writer held charged to the budget at once (partition state included when it
+  /// was charged).
   int64_t peak_reserved_bytes = 0;
   int64_t partition_nanos = 0;
   int64_t gather_nanos = 0;
