@@ -44,6 +44,17 @@ final class SluiceNative {
   static final int READ_DECOMPRESS_NANOS = 4;
   static final int READ_METRIC_SLOTS = 5;
 
+  /** injectFault's faults (a test seam: see SluiceFaults). */
+  static final int FAULT_NONE = 0;
+  static final int FAULT_ALLOCATION = 1;
+  static final int FAULT_DISK_FULL = 2;
+
+  /**
+   * Makes every later native allocation fail (FAULT_ALLOCATION) or every later file write fail
+   * with ENOSPC (FAULT_DISK_FULL) in this executor process, or turns both off (FAULT_NONE).
+   */
+  static native void injectFault(int fault);
+
   /** Returns the library's name and version. */
   static native String version();
 

@@ -63,6 +63,7 @@ private[spark] class SluiceShuffleReader[K, C](
       readMetrics,
       shouldBatchFetch && !conf.get(config.SHUFFLE_USE_OLD_FETCH_PROTOCOL))
 
+    SluiceFaults.armFor(context, "reduce")
     val rows = new RowIterator(fetcher, () => lastStream)
     context.addTaskCompletionListener[Unit](_ => rows.close())
     val completed = CompletionIterator[Product2[K, C], Iterator[Product2[K, C]]](

@@ -98,6 +98,7 @@ private[spark] class SluiceShuffleWriter[K, V](
     val dataFile = blockResolver.getDataFile(shuffleId, mapId)
     val temporaryFile = Utils.tempFileWith(dataFile)
     val (keys, values) = conf.writerSettings
+    SluiceFaults.armFor(context, "map")
     writer = timed(SluiceNative.writerCreate(
       handle.schema, partitionCount, keys, values, temporaryFile.getAbsolutePath))
     try {
