@@ -31,23 +31,12 @@ struct PartitionReport {
   int64_t rows = 0;
   int64_t blocks = 0;
   uint32_t checksum = 0;
-  uint8_t codecs = 0;  // a bit per CompressionCodec its blocks use
+  std::string codecs;  // SegmentLayout::CodecNames of its segment
   bool has_checksum = false;
   bool layout_ok = false;
 
-  // "lz4", "none", "lz4+none" when mixed, "-" without blocks, "?" when unreadable.
-  std::string CodecNames() const {
-    if (!layout_ok) return "?";
-    if (codecs == 0) return "-";
-    std::string names;
-    for (CompressionCodec codec :
-         {CompressionCodec::kNone, CompressionCodec::kLz4Frame, CompressionCodec::kZstd}) {
-      if ((codecs & (1u << static_cast<int>(codec))) == 0) continue;
-      if (!names.empty()) names += "+";
-      names += CompressionCodecName(codec);
-    }
-    return names;
-  }
+  // The segment's codecs (see SegmentLayout::CodecNames), "?" when unreadable.
+  std::string CodecNames() const { return layout_ok ? codecs : "?"; }
 };
 
 std::string Hex32(uint32_t value) {
@@ -173,9 +162,7 @@ int RunInspectCommand(std::span<const std::string> arguments) {
     report.layout_ok = true;
     report.rows = layout->rows;
     report.blocks = static_cast<int64_t>(layout->blocks.size());
-    for (const BlockLayout& block : layout->blocks) {
-      report.codecs |= static_cast<uint8_t>(1u << static_cast<int>(block.codec));
-    }
+    report.codecs = layout->CodecNames();
     total_rows += report.rows;
     total_blocks += report.blocks;
   }

@@ -19,6 +19,7 @@
 #include "sluice/base/saturating_arithmetic.h"
 #include "sluice/codec/compression.h"
 #include "sluice/format/array_validate.h"
+#include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/ipc_format.h"
 #include "sluice/ipc/message_reader.h"
 #include "verified_layout_internal.h"
@@ -228,8 +229,13 @@ class SegmentDecoder::Impl {
     finished_ = false;
     schema_ = nullptr;
     current_ = nullptr;
+    compact_extent_ = -1;
     if (size < 0 || (size > 0 && data == nullptr)) {
       return Status::Invalid(source_, ": bad segment span of ", size, " bytes");
+    }
+    if (IsCompactSegment(data, size)) {
+      metrics_.segments += 1;
+      return BeginCompact();
     }
     if (size >= kFileMagicPaddedSize &&
         std::memcmp(data, kFileMagic.data(), kFileMagic.size()) == 0) {
@@ -237,6 +243,44 @@ class SegmentDecoder::Impl {
       position_ = kFileMagicPaddedSize;
     }
     metrics_.segments += 1;
+    return Status::OK();
+  }
+
+  // A compact segment (sluice/ipc/compact_segment.h): its frame is decompressed whole into an
+  // arena from the pool, which the stream inside is then decoded from, in place.
+  Status BeginCompact() {
+    Result<CompactSegmentExtent> extent = MeasureCompactSegment(data_, size_);
+    if (!extent.ok()) {
+      return Status::Corrupt(source_, ": byte ", base_offset_,
+                             ": compact segment: ", extent.status().message());
+    }
+    const CompressedFrame& frame = extent->frame;
+    if (frame.content_size < 0) {
+      return CorruptAt(0, "the frame of a compact segment must declare its content size");
+    }
+    if (frame.content_size > options_.max_block_bytes) {
+      return CorruptAt(0, "a compact segment of ", frame.content_size,
+                       " bytes is larger than the limit of ", options_.max_block_bytes, " bytes");
+    }
+    if (!options_.allow_trailing_bytes && extent->size != size_) {
+      return CorruptAt(extent->size, size_ - extent->size,
+                       " bytes follow the compact segment; the segment bounds are wrong");
+    }
+    SLUICE_ASSIGN_OR_RAISE(Decompressor * decompressor, DecompressorFor(frame.codec));
+    std::shared_ptr<AlignedBuffer> stream = arena_pool_->Acquire(frame.content_size);
+    const auto start = std::chrono::steady_clock::now();
+    Status status =
+        decompressor->Decompress(data_, frame.compressed_size, stream->data(), frame.content_size);
+    AddDecompressNanos(start);
+    if (!status.ok()) return CorruptAt(0, "compact segment: ", status.message());
+    metrics_.decompressed_bytes += frame.content_size;
+    source_ +=
+        " (the stream inside the compact segment at byte " + std::to_string(base_offset_) + ")";
+    base_offset_ = 0;
+    compact_extent_ = extent->size;
+    data_ = stream->data();
+    size_ = frame.content_size;
+    owner_ = std::move(stream);
     return Status::OK();
   }
 
@@ -254,12 +298,16 @@ class SegmentDecoder::Impl {
     source_ = std::move(source);
     base_offset_ = base_offset;
     position_ = 0;
+    compact_extent_ = -1;
     finished_ = false;
     return Status::OK();
   }
 
   const SchemaPtr& schema() const { return schema_; }
-  int64_t position() const { return position_; }
+  int64_t position() const {
+    if (compact_extent_ >= 0) return finished_ ? compact_extent_ : 0;
+    return position_;
+  }
 
   void RecycleStorage(RecordBatch::Storage&& storage) {
     if (storage.columns.capacity() > spare_.columns.capacity()) {
@@ -290,7 +338,10 @@ class SegmentDecoder::Impl {
         // The batches hold the input bytes they view; the decoder needs them no longer, so a
         // reader's buffer (or a host's block) goes back as soon as its last batch does.
         owner_ = nullptr;
-        if (!file_format_ && !options_.allow_trailing_bytes && position_ != size_) {
+        // A compact segment's stream ends where its frame's content does, trailing bytes
+        // allowed or not (those after the frame were checked by BeginCompact).
+        const bool exact = compact_extent_ >= 0 || !options_.allow_trailing_bytes;
+        if (!file_format_ && exact && position_ != size_) {
           return CorruptAt(position_, size_ - position_,
                            " bytes follow the end-of-stream marker; the segment bounds are wrong");
         }
@@ -1106,6 +1157,8 @@ class SegmentDecoder::Impl {
   std::string source_;
   int64_t base_offset_ = 0;
   int64_t position_ = 0;
+  // The bytes a compact segment spans in the input, or -1 for an IPC stream.
+  int64_t compact_extent_ = -1;
   bool file_format_ = false;
   bool finished_ = false;
   SchemaPtr schema_;

@@ -2,12 +2,17 @@
 
 #include <set>
 
+#include "sluice/base/aligned_buffer.h"
 #include "sluice/base/saturating_arithmetic.h"
+#include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/message_reader.h"
 
 namespace sluice {
 
 std::string SegmentLayout::CodecNames() const {
+  if (compact_codec != CompressionCodec::kNone) {
+    return std::string(CompressionCodecName(compact_codec)) + " compact";
+  }
   if (blocks.empty()) return "-";
   std::set<CompressionCodec> codecs;
   for (const BlockLayout& block : blocks) codecs.insert(block.codec);
@@ -19,10 +24,53 @@ std::string SegmentLayout::CodecNames() const {
   return names;
 }
 
+namespace {
+
+// A compact segment's layout: the stream inside its frame, decompressed (compact segments are
+// small), with the frame's codec and extent.
+Result<SegmentLayout> ReadCompactSegmentLayout(const uint8_t* data, int64_t size,
+                                               const std::string& source, int64_t base_offset) {
+  Result<CompactSegmentExtent> extent = MeasureCompactSegment(data, size);
+  if (!extent.ok()) {
+    return Status::Corrupt(source, ": byte ", base_offset,
+                           ": compact segment: ", extent.status().message());
+  }
+  const CompressedFrame& frame = extent->frame;
+  if (frame.content_size < 0) {
+    return Status::Corrupt(source, ": byte ", base_offset,
+                           ": the frame of a compact segment must declare its content size");
+  }
+  SLUICE_ASSIGN_OR_RAISE(auto decompressor, Decompressor::Make(frame.codec));
+  AlignedBuffer stream(frame.content_size);
+  Status status =
+      decompressor->Decompress(data, frame.compressed_size, stream.data(), frame.content_size);
+  if (!status.ok()) {
+    return Status::Corrupt(source, ": byte ", base_offset, ": compact segment: ", status.message());
+  }
+  SLUICE_ASSIGN_OR_RAISE(
+      SegmentLayout layout,
+      ReadSegmentLayout(stream.data(), frame.content_size,
+                        source + " (the stream inside the compact segment at byte " +
+                            std::to_string(base_offset) + ")",
+                        0));
+  if (layout.end != frame.content_size) {
+    return Status::Corrupt(source, ": byte ", base_offset, ": ", frame.content_size - layout.end,
+                           " bytes follow the stream inside the compact segment");
+  }
+  layout.compact_codec = frame.codec;
+  layout.end = extent->size;
+  return layout;
+}
+
+}  // namespace
+
 Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
                                         const std::string& source, int64_t base_offset) {
   SegmentLayout layout;
   if (size == 0) return layout;
+  if (IsCompactSegment(data, size)) {
+    return ReadCompactSegmentLayout(data, size, source, base_offset);
+  }
   int64_t position = ipc::StartsWithFileMagic(data, size) ? ipc::kFileMagicPaddedSize : 0;
   auto corrupt = [&](int64_t offset, auto&&... parts) {
     return Status::Corrupt(source, ": byte ", base_offset + offset, ": ", parts...);

@@ -6,6 +6,7 @@
 
 #include "map_output_file_reader_internal.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/ipc_format.h"
 
 namespace sluice::internal {
@@ -271,6 +272,7 @@ Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadSchemaMessage(
   uint8_t prefix[ipc::kMessagePrefixSize];
   const int64_t prefix_size = std::min<int64_t>(ipc::kMessagePrefixSize, last_offset_);
   SLUICE_RETURN_NOT_OK(data_->ReadAt(0, prefix_size, prefix).WithContext(name_));
+  if (IsCompactSegment(prefix, prefix_size)) return ReadCompactSegmentAtStart(counters);
   int64_t header = 4;
   int64_t metadata_size = bits::LoadUnaligned<int32_t>(prefix);
   if (static_cast<uint32_t>(metadata_size) == ipc::kContinuationMarker && prefix_size == 8) {
@@ -294,6 +296,35 @@ Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadSchemaMessage(
   block.size = buffer->size();
   block.owner = std::move(buffer);
   return std::optional<SegmentBlock>(std::move(block));
+}
+
+// The first segment is compact: its schema is inside its frame, so the whole segment is read
+// (a chunk at a time until the frame's end is in it; compact segments are small).
+Result<std::optional<SegmentBlock>> MapOutputFileReader::ReadCompactSegmentAtStart(
+    FileReadCounters* counters) {
+  int64_t chunk = std::min(kFirstCompactChunkBytes, last_offset_);
+  while (true) {
+    auto buffer = std::make_shared<AlignedBuffer>();
+    buffer->Resize(chunk);
+    const auto start = Clock::now();
+    SLUICE_RETURN_NOT_OK(data_->ReadAt(0, chunk, buffer->data()).WithContext(name_));
+    counters->read_nanos += NanosSince(start);
+    counters->bytes_read += chunk;
+    counters->file_reads += 1;
+    Result<CompactSegmentExtent> extent = MeasureCompactSegment(buffer->data(), chunk);
+    if (extent.ok()) {
+      SegmentBlock block;
+      block.name = name_;
+      block.data = buffer->data();
+      block.size = extent->size;
+      block.owner = std::move(buffer);
+      return std::optional<SegmentBlock>(std::move(block));
+    }
+    if (chunk == last_offset_) {
+      return Status::Corrupt(name_, ": byte 0: the first segment: ", extent.status().message());
+    }
+    chunk = std::min(chunk * 2, last_offset_);
+  }
 }
 
 }  // namespace sluice::internal

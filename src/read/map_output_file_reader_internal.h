@@ -52,6 +52,11 @@ class MapOutputFileReader {
   /// schema, not one without columns.
   Result<std::optional<SegmentBlock>> ReadSchemaMessage(FileReadCounters* counters);
 
+ private:
+  Result<std::optional<SegmentBlock>> ReadCompactSegmentAtStart(FileReadCounters* counters);
+  static constexpr int64_t kFirstCompactChunkBytes = int64_t{64} << 10;
+
+ public:
   /// The bytes of the whole data file, as the index or offsets say.
   int64_t data_size() const { return last_offset_; }
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 
@@ -50,12 +51,27 @@ Status CommitRename(const std::string& from, const std::string& to, bool overwri
 
 }  // namespace
 
-// One spill event: a file with every partition in order, and where each partition lies.
+// Where one partition's piece of a spill lies, and how it was written.
+struct MapOutputFiles::SpillPiece {
+  int32_t partition = 0;
+  bool plain = false;  // one plain RecordBatch message (compaction), else compressed blocks
+  uint32_t checksum = 0;
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+// One spill event: a file with every partition that had rows, in order, and where each lies.
 struct MapOutputFiles::SpillRecord {
   std::unique_ptr<OutputFile> file;  // closed after writing; removes the file when destroyed
   std::unique_ptr<InputFile> reader;
-  std::vector<int64_t> offsets;     // P + 1
-  std::vector<uint32_t> checksums;  // P, empty without a checksum
+  std::vector<SpillPiece> pieces;  // partitions ascending
+  int64_t bytes = 0;
+};
+
+// A partition's piece of one spill, while the data file is assembled.
+struct MapOutputFiles::PartitionPiece {
+  const SpillPiece* piece = nullptr;
+  size_t spill = 0;
 };
 
 MapOutputFiles::MapOutputFiles(MapOutputFilesOptions options, int32_t partition_count,
@@ -120,6 +136,36 @@ Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& enc
   return status;
 }
 
+void MapOutputFiles::EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes,
+                                      PlainRows plain_rows) {
+  compact_encoder_ = encoder;
+  compact_max_bytes_ = max_bytes;
+  plain_rows_ = std::move(plain_rows);
+}
+
+const MapOutputFiles::SpillPiece* MapOutputFiles::FindPiece(const SpillRecord& spill,
+                                                            int32_t partition) const {
+  auto found = std::lower_bound(
+      spill.pieces.begin(), spill.pieces.end(), partition,
+      [](const SpillPiece& piece, int32_t wanted) { return piece.partition < wanted; });
+  return found != spill.pieces.end() && found->partition == partition ? &*found : nullptr;
+}
+
+bool MapOutputFiles::WritesHeldRowsPlain(int32_t partition) const {
+  if (compact_encoder_ == nullptr) return false;
+  int64_t bytes = plain_rows_.estimated_bytes(partition);
+  if (bytes > compact_max_bytes_) return false;
+  if (!assembling_) return true;
+  for (const SpillRecord& spill : spills_) {
+    const SpillPiece* piece = FindPiece(spill, partition);
+    if (piece == nullptr) continue;
+    if (!piece->plain) return false;
+    bytes += piece->length;
+    if (bytes > compact_max_bytes_) return false;
+  }
+  return true;
+}
+
 Status MapOutputFiles::WriteSpill(const HasRows& has_rows, const EncodePartition& encode) {
   static std::atomic<uint64_t> spill_counter{0};
   const std::string& directory =
@@ -128,26 +174,30 @@ Status MapOutputFiles::WriteSpill(const HasRows& has_rows, const EncodePartition
                            std::to_string(spill_counter++) + ".tmp";
   SpillRecord spill;
   SLUICE_ASSIGN_OR_RAISE(spill.file, OutputFile::Create(path, options_.file));
-  spill.offsets.resize(static_cast<size_t>(partition_count_) + 1);
-  if (options_.checksum != ChecksumAlgorithm::kNone) {
-    spill.checksums.resize(static_cast<size_t>(partition_count_));
-  }
+  OutputFile* file = spill.file.get();
   for (int32_t p = 0; p < partition_count_; ++p) {
-    spill.offsets[p] = spill.file->position();
-    if (!has_rows(p)) {
-      if (!spill.checksums.empty()) spill.checksums[p] = EmptyChecksum(options_.checksum);
-      continue;
-    }
+    if (!has_rows(p)) continue;
+    SpillPiece piece;
+    piece.partition = p;
+    piece.offset = file->position();
     Checksum checksum(options_.checksum);
-    SLUICE_RETURN_NOT_OK(encode(p, spill.file.get(), &checksum));
-    if (!spill.checksums.empty()) spill.checksums[p] = checksum.value();
+    if (WritesHeldRowsPlain(p)) {
+      SLUICE_RETURN_NOT_OK(plain_rows_.encode(p, file->pending()));
+      piece.plain = true;
+      SLUICE_RETURN_NOT_OK(FlushIfFull(file));
+    } else {
+      SLUICE_RETURN_NOT_OK(encode(p, file, &checksum));
+      piece.checksum = checksum.value();
+    }
+    piece.length = file->position() - piece.offset;
+    spill.pieces.push_back(piece);
   }
-  spill.offsets[partition_count_] = spill.file->position();
-  SLUICE_RETURN_NOT_OK(TimedFlush(spill.file.get()));
-  SLUICE_RETURN_NOT_OK(spill.file->Close());
+  spill.bytes = file->position();
+  SLUICE_RETURN_NOT_OK(TimedFlush(file));
+  SLUICE_RETURN_NOT_OK(file->Close());
   SLUICE_ASSIGN_OR_RAISE(spill.reader, InputFile::Open(path));
   metrics_.spills += 1;
-  metrics_.spill_bytes += spill.offsets[partition_count_];
+  metrics_.spill_bytes += spill.bytes;
   spills_.push_back(std::move(spill));
   return Status::OK();
 }
@@ -169,51 +219,38 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
   if (options_.checksum != ChecksumAlgorithm::kNone) {
     output->checksums.resize(static_cast<size_t>(partition_count_));
   }
-  std::vector<SequentialFileReader> spill_readers;
-  spill_readers.reserve(spills_.size());
+  spill_readers_.clear();
+  spill_readers_.reserve(spills_.size());
   for (const auto& spill : spills_) {
-    spill_readers.emplace_back(spill.reader.get(), kSpillReadBufferBytes);
+    spill_readers_.emplace_back(spill.reader.get(), kSpillReadBufferBytes);
   }
-  const auto schema_size = static_cast<int64_t>(schema_message_.size());
+  assembling_ = true;
+  std::vector<size_t> next_piece(spills_.size(), 0);  // each spill's first piece not yet written
+  std::vector<PartitionPiece> pieces;
   OutputFile* data = data_file_.get();
   for (int32_t p = 0; p < partition_count_; ++p) {
     const int64_t start = data->position();
     output->offsets[p] = start;
+    pieces.clear();
+    for (size_t s = 0; s < spills_.size(); ++s) {
+      const std::vector<SpillPiece>& spilled = spills_[s].pieces;
+      if (next_piece[s] < spilled.size() && spilled[next_piece[s]].partition == p) {
+        pieces.push_back(PartitionPiece{&spilled[next_piece[s]], s});
+        next_piece[s] += 1;
+      }
+    }
     const bool held = has_rows(p);
-    bool any = held;
-    for (const auto& spill : spills_) any |= spill.offsets[p + 1] != spill.offsets[p];
-    if (!any) {
+    if (!held && pieces.empty()) {
       if (!output->checksums.empty()) output->checksums[p] = EmptyChecksum(options_.checksum);
       continue;
     }
     Checksum checksum(options_.checksum);
-    data->Append(schema_message_.data(), schema_size);
-    checksum.Combine(schema_checksum_, schema_size);
-    for (size_t s = 0; s < spills_.size(); ++s) {
-      const SpillRecord& spill = spills_[s];
-      const int64_t offset = spill.offsets[p];
-      const int64_t length = spill.offsets[p + 1] - offset;
-      if (length == 0) continue;
-      const auto copy_start = SteadyClock::now();
-      if (length >= kKernelCopyMinBytes) {
-        SLUICE_RETURN_NOT_OK(
-            data->CopyFrom(spill.reader->fd(), spill.reader->path(), offset, length));
-      } else {
-        SLUICE_ASSIGN_OR_RAISE(const uint8_t* bytes, spill_readers[s].Read(offset, length));
-        data->Append(bytes, length);
-        // The spill's last piece: its buffer is done with (hundreds of spills each kept one).
-        if (spill.offsets[p + 1] == spill.offsets[partition_count_]) spill_readers[s].Release();
-      }
-      metrics_.write_nanos += NanosSince(copy_start);
-      if (!spill.checksums.empty()) checksum.Combine(spill.checksums[p], length);
-    }
-    if (held) SLUICE_RETURN_NOT_OK(encode(p, data, &checksum));
-    data->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
-    checksum.Combine(end_of_stream_checksum_, static_cast<int64_t>(ipc::kEndOfStream.size()));
+    SLUICE_RETURN_NOT_OK(WritePartition(p, held, pieces, encode, &checksum));
     if (!output->checksums.empty()) output->checksums[p] = checksum.value();
     output->lengths[p] = data->position() - start;
     SLUICE_RETURN_NOT_OK(FlushIfFull(data));
   }
+  spill_readers_.clear();
   output->offsets[partition_count_] = data->position();
   SLUICE_RETURN_NOT_OK(TimedFlush(data));
   if (options_.sync) SLUICE_RETURN_NOT_OK(data->Sync());
@@ -226,6 +263,84 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
   output->checksum_path = options_.checksum_path;
   metrics_.output_bytes = output->offsets[partition_count_];
   SLUICE_RETURN_NOT_OK(Commit(*output));
+  return Status::OK();
+}
+
+void MapOutputFiles::ReleaseIfLast(const PartitionPiece& piece) {
+  // The spill's last piece: its read buffer is done with (hundreds of spills each kept one).
+  if (piece.piece == &spills_[piece.spill].pieces.back()) spill_readers_[piece.spill].Release();
+}
+
+Result<std::span<const uint8_t>> MapOutputFiles::ReadPiece(const PartitionPiece& piece) {
+  SLUICE_ASSIGN_OR_RAISE(const uint8_t* bytes, spill_readers_[piece.spill].Read(
+                                                   piece.piece->offset, piece.piece->length));
+  return std::span<const uint8_t>(bytes, static_cast<size_t>(piece.piece->length));
+}
+
+Status MapOutputFiles::WritePartition(int32_t partition, bool held,
+                                      std::span<const PartitionPiece> pieces,
+                                      const EncodePartition& encode, Checksum* checksum) {
+  if (WritesHeldRowsPlain(partition)) {
+    return WriteCompactPartition(partition, held, pieces, checksum);
+  }
+  OutputFile* data = data_file_.get();
+  const auto schema_size = static_cast<int64_t>(schema_message_.size());
+  data->Append(schema_message_.data(), schema_size);
+  checksum->Combine(schema_checksum_, schema_size);
+  for (const PartitionPiece& piece : pieces) {
+    const SpillRecord& spill = spills_[piece.spill];
+    const int64_t offset = piece.piece->offset;
+    const int64_t length = piece.piece->length;
+    if (piece.piece->plain) {
+      // A partition that turned out too large to be compact: its plain piece becomes blocks.
+      SLUICE_ASSIGN_OR_RAISE(std::span<const uint8_t> message, ReadPiece(piece));
+      AlignedBuffer* pending = data->pending();
+      const int64_t start = pending->size();
+      SLUICE_RETURN_NOT_OK(compact_encoder_->AppendCompressed({&message, 1}, pending));
+      checksum->Update(pending->data() + start, pending->size() - start);
+      ReleaseIfLast(piece);
+      continue;
+    }
+    const auto copy_start = SteadyClock::now();
+    if (length >= kKernelCopyMinBytes) {
+      SLUICE_RETURN_NOT_OK(
+          data->CopyFrom(spill.reader->fd(), spill.reader->path(), offset, length));
+    } else {
+      SLUICE_ASSIGN_OR_RAISE(std::span<const uint8_t> bytes, ReadPiece(piece));
+      data->Append(bytes.data(), length);
+      ReleaseIfLast(piece);
+    }
+    metrics_.write_nanos += NanosSince(copy_start);
+    if (options_.checksum != ChecksumAlgorithm::kNone) {
+      checksum->Combine(piece.piece->checksum, length);
+    }
+  }
+  if (held) SLUICE_RETURN_NOT_OK(encode(partition, data, checksum));
+  data->Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
+  checksum->Combine(end_of_stream_checksum_, static_cast<int64_t>(ipc::kEndOfStream.size()));
+  return Status::OK();
+}
+
+Status MapOutputFiles::WriteCompactPartition(int32_t partition, bool held,
+                                             std::span<const PartitionPiece> pieces,
+                                             Checksum* checksum) {
+  // The pieces stay where the spills' read buffers hold them: one buffer per spill, one piece
+  // of each per partition.
+  compact_messages_.clear();
+  for (const PartitionPiece& piece : pieces) {
+    SLUICE_ASSIGN_OR_RAISE(std::span<const uint8_t> message, ReadPiece(piece));
+    compact_messages_.push_back(message);
+  }
+  if (held) {
+    held_plain_.Clear();
+    SLUICE_RETURN_NOT_OK(plain_rows_.encode(partition, &held_plain_));
+    compact_messages_.emplace_back(held_plain_.data(), static_cast<size_t>(held_plain_.size()));
+  }
+  AlignedBuffer* pending = data_file_->pending();
+  const int64_t start = pending->size();
+  SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, pending));
+  checksum->Update(pending->data() + start, pending->size() - start);
+  for (const PartitionPiece& piece : pieces) ReleaseIfLast(piece);
   return Status::OK();
 }
 

@@ -64,6 +64,19 @@ class MapWriter::Impl {
     MapOutputFilesOptions files = OutputFilesOptionsFor(options_);
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
+    if (options_.compact_segment_bytes < 0) {
+      return Status::Invalid("MapWriter: compact_segment_bytes must be 0 or positive, got ",
+                             options_.compact_segment_bytes);
+    }
+    if (options_.compact_segment_bytes > 0 && options_.encoding.codec != CompressionCodec::kNone) {
+      SLUICE_ASSIGN_OR_RAISE(compact_,
+                             CompactSegmentEncoder::Make(options_.schema, options_.encoding));
+      files_->EnableCompaction(
+          compact_.get(), options_.compact_segment_bytes,
+          MapOutputFiles::PlainRows{
+              [this](int32_t p) { return HeldPlainBytes(p); },
+              [this](int32_t p, AlignedBuffer* out) { return EncodeHeldPlain(p, out); }});
+    }
     if (options_.compression_threads > 0 && options_.encoding.codec != CompressionCodec::kNone) {
       SLUICE_ASSIGN_OR_RAISE(worker_, internal::CompressionWorker::Make(encoder_.get()));
     }
@@ -267,7 +280,22 @@ class MapWriter::Impl {
     held_batches_.clear();
     for (const HeldBatch& held : held_) held_batches_.push_back(&held.batch);
     encoder_->BindBatches(held_batches_);
+    if (compact_ != nullptr) compact_->plain_encoder()->BindBatches(held_batches_);
     if (worker_ != nullptr) worker_->BindBatches(held_batches_);
+  }
+
+  // The bytes partition p's held rows take uncompressed, at the held rows' average size.
+  int64_t HeldPlainBytes(int32_t partition) const {
+    if (held_.empty()) return 0;
+    return (sort_.end(partition) - sort_.begin(partition)) * HeldRowBytes();
+  }
+
+  // Appends partition p's held rows to `out` as one plain RecordBatch message.
+  Status EncodeHeldPlain(int32_t partition, AlignedBuffer* out) {
+    const int64_t begin = sort_.begin(partition);
+    const int64_t count = sort_.end(partition) - begin;
+    return compact_->plain_encoder()->AppendRows(sort_.sources() + begin, sort_.rows() + begin,
+                                                 count, out, sort_.row_count() - begin - count);
   }
 
   // Appends the blocks of partition p's held rows to `file`, updating `checksum`.
@@ -302,7 +330,8 @@ class MapWriter::Impl {
       return true;
     }
     for (int32_t p = block.partition + 1; p < partition_count_; ++p) {
-      if (sort_.begin(p) != sort_.end(p)) {
+      // Rows written plain (compaction) are encoded on this thread, not planned.
+      if (sort_.begin(p) != sort_.end(p) && !files_->WritesHeldRowsPlain(p)) {
         *next = BlockKey{p, sort_.begin(p)};
         return true;
       }
@@ -434,6 +463,10 @@ class MapWriter::Impl {
     const auto& file_metrics = files_->metrics();
     metrics_.blocks = encoder_metrics.blocks;
     metrics_.compress_nanos = encoder_metrics.compress_nanos;
+    if (compact_ != nullptr) {
+      metrics_.blocks += compact_->plain_encoder()->metrics().blocks;
+      metrics_.compress_nanos += compact_->compress_nanos();
+    }
     if (worker_ != nullptr) {
       // The blocks this thread encoded beside the worker's.
       metrics_.blocks += worker_->caller_encoder_metrics().blocks;
@@ -495,6 +528,7 @@ class MapWriter::Impl {
   std::unique_ptr<Partitioner> partitioner_;
   int32_t partition_count_ = 0;
   std::unique_ptr<SegmentEncoder> encoder_;
+  std::unique_ptr<CompactSegmentEncoder> compact_;  // null unless small partitions are compact
   std::shared_ptr<MemoryBudget> budget_;
   SchemaPtr last_checked_schema_;
   State state_ = State::kOpen;

@@ -150,6 +150,13 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     options->max_held_bytes = *bytes;
     return Status::OK();
   }
+  if (key == "compact-segment-bytes") {
+    auto bytes = ParseByteSize(value);
+    if (!bytes.ok()) return WithKey(bytes.status(), key);
+    if (*bytes < 0) return Status::Invalid("setting '", key, "' must be 0 (off) or a size");
+    options->compact_segment_bytes = *bytes;
+    return Status::OK();
+  }
   if (key == "spill-dirs") {
     options->spill_directories.clear();
     for (std::string_view directory : SplitList(value)) {
@@ -184,12 +191,12 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
                           : options->validate_utf8) = *flag;
     return Status::OK();
   }
-  return Status::Invalid(
-      "unknown map writer setting '", key,
-      "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
-      "codec, compression-threads, block-rows, block-bytes, memory-budget, "
-      "max-held-bytes, spill-dirs, checksum, data-path, spark-files, index-path, "
-      "checksum-path, overwrite, sync, flush-bytes, validate-utf8)");
+  return Status::Invalid("unknown map writer setting '", key,
+                         "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
+                         "codec, compression-threads, block-rows, block-bytes, memory-budget, "
+                         "max-held-bytes, compact-segment-bytes, spill-dirs, checksum, data-path, "
+                         "spark-files, index-path, "
+                         "checksum-path, overwrite, sync, flush-bytes, validate-utf8)");
 }
 
 }  // namespace sluice

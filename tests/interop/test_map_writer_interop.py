@@ -15,6 +15,7 @@ from sluice import SluiceError
 
 from arrow_data import all_types_schema, random_table
 from spark_reference import crc32c, partition_of, vectors_dir
+from segments import read_segment
 
 
 def read_file(path):
@@ -63,7 +64,7 @@ def check_output(tmp_path, data_path, output, table_rows_by_partition, schema, a
         if not piece:
             assert want == []
             continue
-        got = pa.ipc.open_stream(pa.BufferReader(piece)).read_all()
+        got = read_segment(piece)
         got.validate(full=True)
         assert got.schema.equals(schema)
         assert got.to_pylist() == want, f"partition {p}"
@@ -139,7 +140,7 @@ def test_every_type_survives_the_writer(tmp_path):
             writer.write(batch)
     data = read_file(data_path)
     offsets = writer.output.offsets
-    pieces = [pa.ipc.open_stream(pa.BufferReader(data[offsets[p]:offsets[p + 1]])).read_all()
+    pieces = [read_segment(data[offsets[p]:offsets[p + 1]])
               for p in range(7) if offsets[p + 1] > offsets[p]]
     for piece in pieces:
         piece.validate(full=True)
@@ -158,7 +159,7 @@ def test_given_partition_ids(tmp_path):
         writer.write(table)
     data = read_file(data_path)
     offsets = writer.output.offsets
-    values = [pa.ipc.open_stream(pa.BufferReader(data[offsets[p]:offsets[p + 1]])).read_all().column("v").to_pylist()
+    values = [read_segment(data[offsets[p]:offsets[p + 1]]).column("v").to_pylist()
               for p in range(4)]
     assert values == [["b", "f"], ["d"], ["e"], ["a", "c"]]
 
@@ -220,7 +221,7 @@ def test_extension_types_and_field_metadata_are_kept(tmp_path):
     # extension arrays, every field keeps its metadata.
     pieces = []
     for p in range(4):
-        piece = pa.ipc.open_stream(pa.BufferReader(data[offsets[p]:offsets[p + 1]])).read_all()
+        piece = read_segment(data[offsets[p]:offsets[p + 1]])
         assert piece.schema.equals(table.schema, check_metadata=True), piece.schema
         assert isinstance(piece.column("id").chunk(0), pa.ExtensionArray)
         pieces.append(piece)

@@ -18,6 +18,7 @@ from sluice import SluiceError
 
 from arrow_data import all_types_schema, random_table
 from spark_reference import partition_of
+from segments import read_segment
 
 PARTITIONS = 8
 
@@ -56,7 +57,7 @@ def pyarrow_partition(path, partition):
     piece = data[offsets[partition]:offsets[partition + 1]]
     if not piece:
         return []
-    return pa.ipc.open_stream(pa.BufferReader(piece)).read_all().to_pylist()
+    return read_segment(piece).to_pylist()
 
 
 def pathlib_index(path):

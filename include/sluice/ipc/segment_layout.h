@@ -1,7 +1,8 @@
 // SegmentLayout: the messages of one partition segment (an Arrow IPC stream), read from their
 // metadata alone: where each block starts, how many rows it holds, which codec compressed it.
 //
-// `sluice inspect` describes map outputs with it without decompressing anything, and `sluice
+// `sluice inspect` describes map outputs with it without decompressing anything but compact
+// segments (which are one frame around a small stream), and `sluice
 // write` counts its input's rows from it (for progress). It checks the framing (every length
 // inside the bytes, each flatbuffer verified) but not the bodies: decoding does that.
 #pragma once
@@ -31,12 +32,16 @@ struct SegmentLayout {
   int64_t rows = 0;
   /// Bytes of the Schema message (prefix included).
   int64_t schema_bytes = 0;
-  /// The offset just after the end-of-stream marker, relative to the segment's start.
+  /// The offset just after the end-of-stream marker, relative to the segment's start (for a
+  /// compact segment: just after the segment).
   int64_t end = 0;
+  /// A compact segment's frame codec (sluice/ipc/compact_segment.h), else kNone. The blocks of a
+  /// compact segment are those of the stream inside its frame, with offsets in that stream.
+  CompressionCodec compact_codec = CompressionCodec::kNone;
 
   /// Returns the codecs of the blocks: "lz4", "none", "lz4+none" when mixed (a block whose
   /// buffers did not shrink is still a compressed block; mixing means different settings), or
-  /// "-" when there are no blocks.
+  /// "-" when there are no blocks; "lz4 compact" or "zstd compact" for a compact segment.
   std::string CodecNames() const;
 };
 

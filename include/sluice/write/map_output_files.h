@@ -3,11 +3,15 @@
 // Both map-side writers (the columnar MapWriter and the row-based RowMapWriter) hand their
 // encoded blocks here, partition by partition; this class owns everything about files:
 // - a spill is one new file with every partition in order; (offset, length, checksum) per
-//   partition stays in memory;
+//   partition that has rows stays in memory (nothing for the others, so it follows the data);
 // - the final data file is assembled partition by partition: the schema message, the
 //   partition's piece of each spill (copy_file_range for large pieces, one sequential read
 //   buffer per spill for small ones), the writer's remaining blocks, the end-of-stream marker;
 //   piece checksums are combined, never recomputed;
+// - with compaction enabled (EnableCompaction), a partition small enough is written as one
+//   compact segment (sluice/ipc/compact_segment.h): its pieces in the spills are plain
+//   RecordBatch messages, merged at the end with its held rows into one batch and one frame;
+//   a partition that turns out larger gets its plain pieces compressed as blocks instead;
 // - the data file (and Spark's index and checksum files when asked) are written under temporary
 //   names and renamed into place; Abort() or destruction before commit removes everything.
 #pragma once
@@ -21,8 +25,10 @@
 
 #include "sluice/base/result.h"
 #include "sluice/codec/checksum.h"
+#include "sluice/io/input_file.h"
 #include "sluice/io/map_output_layout.h"
 #include "sluice/io/output_file.h"
+#include "sluice/ipc/compact_segment.h"
 
 namespace sluice {
 
@@ -59,6 +65,15 @@ class MapOutputFiles {
   /// Returns whether the writer holds rows of partition `p`.
   using HasRows = std::function<bool(int32_t partition)>;
 
+  /// What compaction asks of the writer about its held rows of a partition.
+  struct PlainRows {
+    /// The bytes partition p's held rows take as a plain RecordBatch body (an estimate).
+    std::function<int64_t(int32_t partition)> estimated_bytes;
+    /// Appends partition p's held rows to `out` as one plain RecordBatch message (the compact
+    /// encoder's plain encoder's).
+    std::function<Status(int32_t partition, AlignedBuffer* out)> encode;
+  };
+
   /// Checks the paths (a committed output is never overwritten unless asked) and creates the
   /// data file under a temporary name. `schema_message` starts every non-empty partition.
   static Result<std::unique_ptr<MapOutputFiles>> Create(MapOutputFilesOptions options,
@@ -68,6 +83,15 @@ class MapOutputFiles {
 
   int32_t partition_count() const { return partition_count_; }
   ChecksumAlgorithm checksum() const { return options_.checksum; }
+
+  /// Writes partitions whose plain rows (held and spilled) are at most `max_bytes` as compact
+  /// segments made by `encoder` (which must outlive this object).
+  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes, PlainRows plain_rows);
+
+  /// Returns whether partition p's held rows are written plain (PlainRows::encode) rather than
+  /// by `encode`: at a spill, when they are small enough; at Finish, when the whole partition
+  /// (its spilled pieces too) is written as one compact segment.
+  bool WritesHeldRowsPlain(int32_t partition) const;
 
   /// Writes one spill file: for each partition that has rows, its blocks.
   Status Spill(const HasRows& has_rows, const EncodePartition& encode);
@@ -85,7 +109,16 @@ class MapOutputFiles {
   const MapOutputFilesMetrics& metrics() const { return metrics_; }
 
  private:
+  struct SpillPiece;
   struct SpillRecord;
+  struct PartitionPiece;
+  Status WritePartition(int32_t partition, bool held, std::span<const PartitionPiece> pieces,
+                        const EncodePartition& encode, Checksum* checksum);
+  const SpillPiece* FindPiece(const SpillRecord& spill, int32_t partition) const;
+  Status WriteCompactPartition(int32_t partition, bool held, std::span<const PartitionPiece> pieces,
+                               Checksum* checksum);
+  Result<std::span<const uint8_t>> ReadPiece(const PartitionPiece& piece);
+  void ReleaseIfLast(const PartitionPiece& piece);
   MapOutputFiles(MapOutputFilesOptions options, int32_t partition_count,
                  std::span<const uint8_t> schema_message);
   Status TimedFlush(OutputFile* file);
@@ -103,6 +136,15 @@ class MapOutputFiles {
   uint32_t end_of_stream_checksum_ = 0;
   std::unique_ptr<OutputFile> data_file_;
   std::vector<SpillRecord> spills_;
+  // Compaction, when enabled.
+  CompactSegmentEncoder* compact_encoder_ = nullptr;
+  int64_t compact_max_bytes_ = 0;
+  PlainRows plain_rows_;
+  AlignedBuffer held_plain_;  // a compact partition's held rows, as one plain message
+  bool assembling_ = false;   // the data file is being written (Finish)
+  std::vector<std::span<const uint8_t>> compact_messages_;
+  // While the data file is written: one sequential reader per spill.
+  std::vector<SequentialFileReader> spill_readers_;
   std::vector<std::string> temporary_paths_;
   // Files renamed into place so far (options_ members), removed if the commit fails midway.
   std::vector<const std::string*> committed_paths_;

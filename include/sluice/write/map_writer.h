@@ -48,6 +48,14 @@ struct MapWriterOptions {
   /// Uncompressed bytes per block at most (estimated from the input's average row size).
   /// 4 MiB keeps wide rows from making huge blocks.
   int64_t target_block_bytes = int64_t{4} << 20;
+  /// A partition whose rows take at most this many bytes uncompressed is written as one compact
+  /// segment (sluice/ipc/compact_segment.h: one LZ4 or zstd frame around a plain Arrow IPC
+  /// stream, which readers other than Sluice's open after one decompression) instead of an
+  /// IPC stream with every buffer compressed on its own. At high partition counts most
+  /// partitions are that small, and the per-buffer framing, the repeated schema and metadata,
+  /// and a block per spill cost more than the data. 64 KiB; 0 turns it off (every segment is
+  /// an Arrow IPC stream any reader opens as it is). Ignored without a codec.
+  int64_t compact_segment_bytes = int64_t{64} << 10;
   /// Where buffered data is charged. Null means a private FixedMemoryBudget of `memory_limit`.
   std::shared_ptr<MemoryBudget> memory_budget;
   /// The private budget's size when `memory_budget` is null; -1 means unlimited.
