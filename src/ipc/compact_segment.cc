@@ -1,32 +1,12 @@
 #include "sluice/ipc/compact_segment.h"
 
-#include <vector>
-
 #include "sluice/base/bit_ops.h"
-#include "sluice/base/stopwatch.h"
-#include "sluice/ipc/batch_concatenator.h"
-#include "sluice/ipc/ipc_format.h"
-#include "sluice/ipc/segment_decoder.h"
 
 namespace sluice {
 
 namespace {
 
-// Skippable frames (the LZ4 frame format's, which zstd shares): magic 0x184D2A50 to 0x184D2A5F,
-// a 4-byte little-endian length, then that many bytes that decoders skip.
-constexpr uint32_t kSkippableFrameMagic = 0x184D2A50;
 constexpr uint32_t kSkippableFrameMagicMask = 0xFFFFFFF0;
-constexpr int64_t kSkippableFrameHeaderSize = 8;
-
-// Appends a skippable frame that brings `out`'s size to a multiple of 8, when it is not one.
-void AppendAlignmentFrame(AlignedBuffer* out) {
-  const int64_t padding = (-out->size()) & (ipc::kBufferAlignment - 1);
-  if (padding == 0) return;
-  uint8_t* frame = out->AppendUninitialized(kSkippableFrameHeaderSize + padding);
-  bits::StoreUnaligned<uint32_t>(frame, kSkippableFrameMagic);
-  bits::StoreUnaligned<uint32_t>(frame + 4, static_cast<uint32_t>(padding));
-  std::memset(frame + kSkippableFrameHeaderSize, 0, static_cast<size_t>(padding));
-}
 
 }  // namespace
 
@@ -46,133 +26,6 @@ Result<CompactSegmentExtent> MeasureCompactSegment(const uint8_t* data, int64_t 
   }
   extent.size = end;
   return extent;
-}
-
-class CompactSegmentEncoder::Impl {
- public:
-  Status Init(SchemaPtr schema, const SegmentEncoderOptions& options) {
-    if (options.codec == CompressionCodec::kNone) {
-      return Status::Invalid("compact segments need a codec (lz4 or zstd)");
-    }
-    SegmentEncoderOptions plain_options = options;
-    plain_options.codec = CompressionCodec::kNone;
-    SLUICE_ASSIGN_OR_RAISE(plain_, SegmentEncoder::Make(schema, plain_options));
-    SLUICE_ASSIGN_OR_RAISE(merged_, SegmentEncoder::Make(schema, plain_options));
-    SLUICE_ASSIGN_OR_RAISE(compressed_, SegmentEncoder::Make(schema, options));
-    SLUICE_ASSIGN_OR_RAISE(compressor_, Compressor::Make(options.codec, options.compression_level));
-    SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(std::move(schema)));
-    return Status::OK();
-  }
-
-  SegmentEncoder* plain_encoder() { return plain_.get(); }
-  int64_t compress_nanos() const { return compress_nanos_ + compressed_->metrics().compress_nanos; }
-
-  Status AppendSegment(std::span<const std::span<const uint8_t>> messages, AlignedBuffer* out) {
-    stream_.Clear();
-    const std::span<const uint8_t> schema = plain_->schema_message();
-    stream_.Append(schema.data(), static_cast<int64_t>(schema.size()));
-    if (messages.size() == 1) {
-      SLUICE_RETURN_NOT_OK(CheckAligned(messages[0]));
-      stream_.Append(messages[0].data(), static_cast<int64_t>(messages[0].size()));
-    } else {
-      SLUICE_RETURN_NOT_OK(DecodePieces(messages));
-      std::vector<const RecordBatch*> pieces;
-      pieces.reserve(batches_.size());
-      for (const RecordBatch& batch : batches_) pieces.push_back(&batch);
-      SLUICE_ASSIGN_OR_RAISE(RecordBatch merged, concatenator_->Concatenate(pieces));
-      batches_.clear();
-      SLUICE_RETURN_NOT_OK(merged_->AppendRecordBatch(merged, &stream_));
-    }
-    stream_.Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
-
-    const int64_t start = out->size();
-    const int64_t bound = compressor_->MaxCompressedSize(stream_.size());
-    uint8_t* frame = out->AppendUninitialized(bound);
-    const auto compress_start = SteadyClock::now();
-    Result<int64_t> written = compressor_->Compress(stream_.data(), stream_.size(), frame, bound);
-    compress_nanos_ += NanosSince(compress_start);
-    if (!written.ok()) {
-      out->Resize(start);
-      return written.status();
-    }
-    out->Resize(start + *written);
-    AppendAlignmentFrame(out);
-    return Status::OK();
-  }
-
-  Status AppendCompressed(std::span<const std::span<const uint8_t>> messages, AlignedBuffer* out) {
-    SLUICE_RETURN_NOT_OK(DecodePieces(messages));
-    Status status;
-    for (const RecordBatch& batch : batches_) {
-      status = compressed_->AppendRecordBatch(batch, out);
-      if (!status.ok()) break;
-    }
-    batches_.clear();
-    return status;
-  }
-
- private:
-  static Status CheckAligned(std::span<const uint8_t> message) {
-    if (message.size() % ipc::kBufferAlignment == 0) return Status::OK();
-    return Status::Invalid("a plain RecordBatch message of ", message.size(),
-                           " bytes, not a multiple of 8");
-  }
-
-  // Decodes `messages` into batches_, which view pieces_ until they are cleared.
-  Status DecodePieces(std::span<const std::span<const uint8_t>> messages) {
-    batches_.clear();
-    pieces_.Clear();
-    const std::span<const uint8_t> schema = plain_->schema_message();
-    pieces_.Append(schema.data(), static_cast<int64_t>(schema.size()));
-    for (const std::span<const uint8_t> message : messages) {
-      SLUICE_RETURN_NOT_OK(CheckAligned(message));
-      pieces_.Append(message.data(), static_cast<int64_t>(message.size()));
-    }
-    pieces_.Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
-    SLUICE_RETURN_NOT_OK(
-        decoder_.Begin(pieces_.data(), pieces_.size(), nullptr, "the plain pieces of a partition"));
-    while (true) {
-      SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder_.Next());
-      if (!batch.has_value()) return Status::OK();
-      batches_.push_back(std::move(*batch));
-    }
-  }
-
-  std::unique_ptr<SegmentEncoder> plain_;   // the writer's, bound to its held batches
-  std::unique_ptr<SegmentEncoder> merged_;  // encodes merged batches (binding each in turn)
-  std::unique_ptr<SegmentEncoder> compressed_;
-  std::unique_ptr<Compressor> compressor_;
-  std::unique_ptr<BatchConcatenator> concatenator_;
-  SegmentDecoder decoder_;
-  AlignedBuffer pieces_;  // plain pieces as one stream, for the decoder
-  AlignedBuffer stream_;  // the plain stream a compact segment's frame holds
-  std::vector<RecordBatch> batches_;
-  int64_t compress_nanos_ = 0;
-};
-
-CompactSegmentEncoder::CompactSegmentEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-CompactSegmentEncoder::~CompactSegmentEncoder() = default;
-
-Result<std::unique_ptr<CompactSegmentEncoder>> CompactSegmentEncoder::Make(
-    SchemaPtr schema, const SegmentEncoderOptions& options) {
-  auto impl = std::make_unique<Impl>();
-  SLUICE_RETURN_NOT_OK(impl->Init(std::move(schema), options));
-  return std::unique_ptr<CompactSegmentEncoder>(new CompactSegmentEncoder(std::move(impl)));
-}
-
-SegmentEncoder* CompactSegmentEncoder::plain_encoder() {
-  return impl_->plain_encoder();
-}
-Status CompactSegmentEncoder::AppendSegment(std::span<const std::span<const uint8_t>> messages,
-                                            AlignedBuffer* out) {
-  return impl_->AppendSegment(messages, out);
-}
-Status CompactSegmentEncoder::AppendCompressed(std::span<const std::span<const uint8_t>> messages,
-                                               AlignedBuffer* out) {
-  return impl_->AppendCompressed(messages, out);
-}
-int64_t CompactSegmentEncoder::compress_nanos() const {
-  return impl_->compress_nanos();
 }
 
 }  // namespace sluice

@@ -28,7 +28,7 @@
 #include "sluice/io/input_file.h"
 #include "sluice/io/map_output_layout.h"
 #include "sluice/io/output_file.h"
-#include "sluice/ipc/compact_segment.h"
+#include "sluice/ipc/compact_segment_encoder.h"
 
 namespace sluice {
 

@@ -1,0 +1,45 @@
+// CompactSegmentEncoder: writes compact segments (sluice/ipc/compact_segment.h), merging a
+// partition's plain pieces into one batch first.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "sluice/base/aligned_buffer.h"
+#include "sluice/base/result.h"
+#include "sluice/ipc/segment_encoder.h"
+
+namespace sluice {
+
+/// Writes compact segments of one schema and codec. Made once per map task, like the
+/// SegmentEncoder beside it; encoding a warm segment allocates nothing but the merged batch.
+class CompactSegmentEncoder {
+ public:
+  /// `options.codec` must be LZ4_FRAME or ZSTD.
+  static Result<std::unique_ptr<CompactSegmentEncoder>> Make(SchemaPtr schema,
+                                                             const SegmentEncoderOptions& options);
+  ~CompactSegmentEncoder();
+
+  /// The encoder of plain RecordBatch messages (no codec) that AppendSegment and
+  /// AppendCompressed take: a writer encodes held rows with it.
+  SegmentEncoder* plain_encoder();
+
+  /// Appends one compact segment holding the rows of `messages` (plain RecordBatch messages of
+  /// this schema, in order) as one batch. `out`'s size stays a multiple of 8.
+  Status AppendSegment(std::span<const std::span<const uint8_t>> messages, AlignedBuffer* out);
+
+  /// Appends the rows of `messages` re-encoded as RecordBatch messages compressed with the
+  /// codec, one per message: a partition too large to be compact keeps its plain pieces this way.
+  Status AppendCompressed(std::span<const std::span<const uint8_t>> messages, AlignedBuffer* out);
+
+  /// Time in codec calls.
+  int64_t compress_nanos() const;
+
+ private:
+  class Impl;
+  explicit CompactSegmentEncoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sluice
