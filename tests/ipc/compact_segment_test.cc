@@ -1,0 +1,200 @@
+#include "sluice/ipc/compact_segment.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sluice/format/array_compare.h"
+#include "sluice/ipc/compact_segment_encoder.h"
+#include "sluice/ipc/ipc_format.h"
+#include "sluice/ipc/segment_decoder.h"
+#include "sluice/ipc/segment_layout.h"
+#include "support/codec_cases.h"
+#include "support/random_batch.h"
+
+namespace sluice {
+namespace {
+
+class CompactSegmentTest : public ::testing::TestWithParam<testing::CodecCase> {
+ protected:
+  void SetUp() override {
+    schema_ = testing::AllTypesSchema(2);
+    SegmentEncoderOptions options;
+    options.codec = GetParam().codec;
+    options.compression_level = GetParam().level;
+    encoder_ = CompactSegmentEncoder::Make(schema_, options).ValueOrDie();
+  }
+
+  // The plain RecordBatch messages of `batches`, as a writer's spills hold them.
+  std::vector<std::vector<uint8_t>> PlainMessages(const std::vector<RecordBatch>& batches) {
+    std::vector<std::vector<uint8_t>> messages;
+    for (const RecordBatch& batch : batches) {
+      AlignedBuffer out;
+      Status appended = encoder_->plain_encoder()->AppendRecordBatch(batch, &out);
+      EXPECT_TRUE(appended.ok()) << appended.ToString();
+      messages.emplace_back(out.data(), out.data() + out.size());
+    }
+    return messages;
+  }
+
+  AlignedBuffer CompactSegmentOf(const std::vector<RecordBatch>& batches) {
+    const auto messages = PlainMessages(batches);
+    std::vector<std::span<const uint8_t>> spans(messages.begin(), messages.end());
+    AlignedBuffer out;
+    Status appended = encoder_->AppendSegment(spans, &out);
+    EXPECT_TRUE(appended.ok()) << appended.ToString();
+    return out;
+  }
+
+  // Checks that `batch` holds the rows of `inputs`, in order.
+  void ExpectRowsOf(const RecordBatch& batch, const std::vector<RecordBatch>& inputs) {
+    int64_t row = 0;
+    for (const RecordBatch& input : inputs) {
+      for (size_t c = 0; c < batch.num_columns(); ++c) {
+        std::string difference;
+        EXPECT_TRUE(
+            ArraysEqual(input.column(c), batch.column(c).Slice(row, input.num_rows()), &difference))
+            << "column " << c << difference;
+      }
+      row += input.num_rows();
+    }
+    EXPECT_EQ(batch.num_rows(), row);
+  }
+
+  SchemaPtr schema_;
+  std::unique_ptr<CompactSegmentEncoder> encoder_;
+};
+
+TEST_P(CompactSegmentTest, PiecesBecomeOneFrameAroundOneBatch) {
+  std::vector<RecordBatch> pieces;
+  for (int64_t rows : {3, 0, 17, 1}) pieces.push_back(testing::RandomBatch(schema_, rows, rows));
+  AlignedBuffer segment = CompactSegmentOf(pieces);
+  EXPECT_EQ(segment.size() % 8, 0) << "the next segment must start aligned";
+  EXPECT_EQ(FrameCodecAt(segment.data(), segment.size()), GetParam().codec);
+  auto extent = MeasureCompactSegment(segment.data(), segment.size());
+  ASSERT_TRUE(extent.ok()) << extent.status().ToString();
+  EXPECT_EQ(extent->size, segment.size());
+
+  SegmentDecoder decoder;
+  ASSERT_TRUE(decoder.Begin(segment.data(), segment.size(), nullptr, "segment").ok());
+  auto batch = decoder.Next();
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_TRUE(batch->has_value());
+  EXPECT_TRUE(decoder.schema()->Equals(*schema_));
+  ExpectRowsOf(**batch, pieces);
+  auto end = decoder.Next();
+  ASSERT_TRUE(end.ok()) << end.status().ToString();
+  EXPECT_FALSE(end->has_value());
+  EXPECT_EQ(decoder.position(), segment.size());
+
+  auto layout = ReadSegmentLayout(segment.data(), segment.size(), "segment");
+  ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+  EXPECT_EQ(layout->compact_codec, GetParam().codec);
+  EXPECT_EQ(layout->rows, 21);
+  EXPECT_EQ(layout->blocks.size(), 1u);
+  EXPECT_EQ(layout->end, segment.size());
+  EXPECT_EQ(layout->CodecNames(), std::string(CompressionCodecName(GetParam().codec)) + " compact");
+}
+
+TEST_P(CompactSegmentTest, BackToBackWithStreamsEachEndsWhereItsBytesDo) {
+  const std::vector<RecordBatch> first = {testing::RandomBatch(schema_, 5, 1)};
+  const std::vector<RecordBatch> second = {testing::RandomBatch(schema_, 9, 2),
+                                           testing::RandomBatch(schema_, 2, 3)};
+  AlignedBuffer block = CompactSegmentOf(first);
+  AlignedBuffer stream;  // an ordinary IPC stream between two compact segments
+  SegmentEncoder* plain = encoder_->plain_encoder();
+  const RecordBatch middle = testing::RandomBatch(schema_, 4, 4);
+  ASSERT_TRUE(plain->AppendSegment({&middle, 1}, &stream).ok());
+  block.Append(stream.data(), stream.size());
+  AlignedBuffer last = CompactSegmentOf(second);
+  block.Append(last.data(), last.size());
+
+  SegmentDecoderOptions options;
+  options.allow_trailing_bytes = true;
+  SegmentDecoder decoder(options);
+  int64_t position = 0;
+  for (const std::vector<RecordBatch>& expected :
+       {first, std::vector<RecordBatch>{middle}, second}) {
+    ASSERT_TRUE(
+        decoder.Begin(block.data() + position, block.size() - position, nullptr, "block", position)
+            .ok());
+    auto batch = decoder.Next();
+    ASSERT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
+    ExpectRowsOf(**batch, expected);
+    auto end = decoder.Next();
+    ASSERT_TRUE(end.ok() && !end->has_value()) << end.status().ToString();
+    position += decoder.position();
+  }
+  EXPECT_EQ(position, block.size());
+}
+
+TEST_P(CompactSegmentTest, PiecesCanBeCompressedAsBlocksInstead) {
+  const std::vector<RecordBatch> pieces = {testing::RandomBatch(schema_, 6, 7),
+                                           testing::RandomBatch(schema_, 11, 8)};
+  const auto messages = PlainMessages(pieces);
+  std::vector<std::span<const uint8_t>> spans(messages.begin(), messages.end());
+  AlignedBuffer stream;
+  const auto schema_message = encoder_->plain_encoder()->schema_message();
+  stream.Append(schema_message.data(), static_cast<int64_t>(schema_message.size()));
+  ASSERT_TRUE(encoder_->AppendCompressed(spans, &stream).ok());
+  stream.Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
+  auto layout = ReadSegmentLayout(stream.data(), stream.size(), "stream");
+  ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+  EXPECT_EQ(layout->compact_codec, CompressionCodec::kNone);
+  ASSERT_EQ(layout->blocks.size(), 2u);
+  EXPECT_EQ(layout->blocks[0].codec, GetParam().codec);
+  SegmentDecoder decoder;
+  ASSERT_TRUE(decoder.Begin(stream.data(), stream.size(), nullptr, "stream").ok());
+  for (const RecordBatch& piece : pieces) {
+    auto batch = decoder.Next();
+    ASSERT_TRUE(batch.ok() && batch->has_value()) << batch.status().ToString();
+    ExpectRowsOf(**batch, {piece});
+  }
+}
+
+TEST_P(CompactSegmentTest, DamageIsCorruptNamingTheSourceAndByte) {
+  AlignedBuffer segment = CompactSegmentOf({testing::RandomBatch(schema_, 30, 5)});
+  auto decode = [](const uint8_t* data, int64_t size, SegmentDecoderOptions options = {}) {
+    SegmentDecoder decoder(options);
+    Status status = decoder.Begin(data, size, nullptr, "partition 3", 1000);
+    while (status.ok()) {
+      auto batch = decoder.Next();
+      if (!batch.ok()) return batch.status();
+      if (!batch->has_value()) break;
+    }
+    return status;
+  };
+  ASSERT_TRUE(decode(segment.data(), segment.size()).ok());
+  for (int64_t size = 4; size < segment.size(); size += 7) {
+    Status truncated = decode(segment.data(), size);
+    ASSERT_FALSE(truncated.ok()) << "cut to " << size << " bytes";
+    EXPECT_EQ(truncated.code(), StatusCode::kCorrupt);
+    EXPECT_EQ(truncated.message().rfind("partition 3: byte ", 0), 0u) << truncated.message();
+  }
+  AlignedBuffer trailing;
+  trailing.Append(segment.data(), segment.size());
+  trailing.Append(ipc::kEndOfStream.data(), 8);
+  Status extra = decode(trailing.data(), trailing.size());
+  EXPECT_EQ(extra.message(), "partition 3: byte " + std::to_string(1000 + segment.size()) +
+                                 ": 8 bytes follow the compact segment; the segment bounds are "
+                                 "wrong");
+  SegmentDecoderOptions small;
+  small.max_block_bytes = 64;
+  Status limited = decode(segment.data(), segment.size(), small);
+  EXPECT_NE(limited.message().find("is larger than the limit of 64 bytes"), std::string::npos)
+      << limited.message();
+  // Flipped bytes in the frame's body: the codec or the stream inside says so, never a crash.
+  for (int64_t at = 20; at < segment.size(); at += 13) {
+    AlignedBuffer flipped;
+    flipped.Append(segment.data(), segment.size());
+    flipped.data()[at] ^= 0x5A;
+    (void)decode(flipped.data(), flipped.size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, CompactSegmentTest, ::testing::ValuesIn(testing::kCodecCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace sluice

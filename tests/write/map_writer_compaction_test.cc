@@ -1,0 +1,151 @@
+// MapWriter's compact segments: small partitions become one frame around a plain stream, their
+// pieces in spills merged into one batch; large ones stay Arrow IPC streams.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sluice/ipc/compact_segment.h"
+#include "sluice/ipc/segment_layout.h"
+#include "sluice/write/map_writer.h"
+#include "support/map_output_check.h"
+#include "support/random_batch.h"
+#include "support/temporary_directory.h"
+
+namespace sluice {
+namespace {
+
+struct SegmentKinds {
+  int compact = 0;
+  int streams = 0;
+  int64_t blocks = 0;  // RecordBatch messages in all, those inside compact segments too
+};
+
+// Reads the kind of every non-empty segment of `output` from its first bytes, and its layout.
+SegmentKinds KindsOf(const MapOutput& output) {
+  const std::string data = testing::ReadFileBytes(output.data_path);
+  SegmentKinds kinds;
+  for (size_t p = 0; p < output.lengths.size(); ++p) {
+    if (output.lengths[p] == 0) continue;
+    const auto* segment = reinterpret_cast<const uint8_t*>(data.data()) + output.offsets[p];
+    const bool compact = IsCompactSegment(segment, output.lengths[p]);
+    (compact ? kinds.compact : kinds.streams) += 1;
+    auto layout = ReadSegmentLayout(segment, output.lengths[p], "partition " + std::to_string(p));
+    EXPECT_TRUE(layout.ok()) << layout.status().ToString();
+    if (layout.ok()) kinds.blocks += static_cast<int64_t>(layout->blocks.size());
+  }
+  return kinds;
+}
+
+class MapWriterCompactionTest : public ::testing::TestWithParam<CompressionCodec> {
+ protected:
+  MapWriterOptions Options(int32_t partitions) {
+    MapWriterOptions options;
+    options.schema = schema_;
+    options.partitioning.kind = PartitionKind::kRoundRobin;
+    options.partitioning.partition_count = partitions;
+    options.encoding.codec = GetParam();
+    options.data_path = directory_.Join("out.data");
+    options.write_spark_files = true;
+    options.overwrite = true;
+    return options;
+  }
+
+  Result<MapOutput> Write(const MapWriterOptions& options) {
+    SLUICE_ASSIGN_OR_RAISE(auto writer, MapWriter::Make(options));
+    for (const RecordBatch& batch : batches_) SLUICE_RETURN_NOT_OK(writer->Write(batch));
+    return writer->Finish();
+  }
+
+  SchemaPtr schema_ = testing::AllTypesSchema(2);
+  std::vector<RecordBatch> batches_ = {testing::RandomBatch(schema_, 300, 1),
+                                       testing::RandomBatch(schema_, 200, 2),
+                                       testing::RandomBatch(schema_, 250, 3)};
+  testing::TemporaryDirectory directory_;
+};
+
+TEST_P(MapWriterCompactionTest, SmallPartitionsAreCompactAndReadBackExactly) {
+  MapWriterOptions options = Options(200);
+  auto output = Write(options);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(testing::CheckMapOutput(*output, batches_, options.partitioning), 750);
+  const SegmentKinds kinds = KindsOf(*output);
+  EXPECT_EQ(kinds.compact, 200);
+  EXPECT_EQ(kinds.streams, 0);
+  EXPECT_EQ(kinds.blocks, kinds.compact);  // one batch each
+}
+
+TEST_P(MapWriterCompactionTest, PiecesOfEverySpillMergeIntoOneBatch) {
+  MapWriterOptions options = Options(50);
+  options.memory_limit = 1;  // every batch spills
+  auto output = Write(options);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(output->metrics.spills, 2);
+  EXPECT_EQ(testing::CheckMapOutput(*output, batches_, options.partitioning), 750);
+  const SegmentKinds kinds = KindsOf(*output);
+  EXPECT_EQ(kinds.streams, 0);
+  EXPECT_EQ(kinds.blocks, kinds.compact);  // two spills' pieces and the held rows: one batch
+}
+
+TEST_P(MapWriterCompactionTest, APartitionLargerThanTheLimitStaysAStream) {
+  MapWriterOptions options = Options(4);
+  options.memory_limit = 1;
+  // Each spill's piece of a partition is below the limit, the whole partition is not: its plain
+  // pieces are compressed as blocks at the end. (The writer estimates a piece from the held
+  // rows' charged size: their buffers and 12 bytes of partition id and sort state each.)
+  const int64_t row_bytes = batches_[0].ReferencedBytes() / batches_[0].num_rows() + 12;
+  options.compact_segment_bytes = 75 * row_bytes * 3 / 2;
+  auto output = Write(options);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(testing::CheckMapOutput(*output, batches_, options.partitioning), 750);
+  const SegmentKinds kinds = KindsOf(*output);
+  EXPECT_EQ(kinds.compact, 0);
+  EXPECT_EQ(kinds.streams, 4);
+  EXPECT_EQ(kinds.blocks, 12);  // a block per batch per partition: two spilled, one held
+}
+
+TEST_P(MapWriterCompactionTest, OffMeansEverySegmentIsAStream) {
+  MapWriterOptions options = Options(200);
+  options.compact_segment_bytes = 0;
+  options.memory_limit = 1;
+  auto output = Write(options);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(testing::CheckMapOutput(*output, batches_, options.partitioning), 750);
+  const SegmentKinds kinds = KindsOf(*output);
+  EXPECT_EQ(kinds.compact, 0);
+  EXPECT_EQ(kinds.streams, 200);
+}
+
+TEST_P(MapWriterCompactionTest, SmallPartitionsTakeFewerBytesThanStreams) {
+  MapWriterOptions options = Options(500);
+  auto compact = Write(options);
+  ASSERT_TRUE(compact.ok()) << compact.status().ToString();
+  const int64_t compact_bytes = compact->metrics.output_bytes;
+  options.compact_segment_bytes = 0;
+  auto streams = Write(options);
+  ASSERT_TRUE(streams.ok()) << streams.status().ToString();
+  EXPECT_LT(compact_bytes, streams->metrics.output_bytes);
+}
+
+TEST(MapWriterCompactionOptionsTest, ANegativeLimitIsRefused) {
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = testing::AllTypesSchema(0);
+  options.partitioning.kind = PartitionKind::kRoundRobin;
+  options.partitioning.partition_count = 3;
+  options.data_path = directory.Join("out.data");
+  options.compact_segment_bytes = -1;
+  auto writer = MapWriter::Make(options);
+  ASSERT_FALSE(writer.ok());
+  EXPECT_EQ(writer.status().message(),
+            "MapWriter: compact_segment_bytes must be 0 or positive, got -1");
+}
+
+INSTANTIATE_TEST_SUITE_P(Codecs, MapWriterCompactionTest,
+                         ::testing::Values(CompressionCodec::kLz4Frame, CompressionCodec::kZstd),
+                         [](const auto& info) {
+                           return std::string(CompressionCodecName(info.param));
+                         });
+
+}  // namespace
+}  // namespace sluice
