@@ -7,6 +7,7 @@ set -euo pipefail
 debian_packages=(
   cmake ninja-build g++ pkg-config
   liblz4-dev libzstd-dev libisal-dev libxxhash-dev
+  lz4 zstd
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
