@@ -115,8 +115,8 @@ int RunWriteCommand(std::span<const std::string> arguments) {
   parser.AddOption("shuffle-id", "S", "shuffle id in the file names (default 0)");
   parser.AddOption("map-id", "M", "map id in the file names; seeds round-robin (default 0)");
   parser.AddOption("set", "KEY=VALUE",
-                   "any other writer setting: block-rows, block-bytes, max-held-bytes, spill-dirs, "
-                   "sync, round-robin-mode, flush-bytes",
+                   "any other writer setting: block-rows, block-bytes, max-held-bytes, "
+                   "compact-segment-bytes, spill-dirs, sync, round-robin-mode, flush-bytes",
                    /*repeatable=*/true);
   parser.AddFlag("overwrite", "replace an existing map output");
   parser.AddFlag("json", "print the summary as JSON");

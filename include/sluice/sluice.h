@@ -41,8 +41,9 @@ void sluice_free(void* pointer);
 int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uint8_t** out_data,
                           int64_t* out_size);
 
-/** Decodes an Arrow IPC segment (or stream, or file) into `out`, a stream the caller releases.
- * The bytes are copied, so the caller may free them at once. */
+/** Decodes a partition segment (an Arrow IPC stream, or a compact segment: one LZ4 or zstd frame
+ * around one, as a map writer makes of small partitions), or an Arrow IPC file, into `out`, a
+ * stream the caller releases. The bytes are copied, so the caller may free them at once. */
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out);
 
 /* ---- Map side: MapWriter --------------------------------------------------------------- */

@@ -1,4 +1,6 @@
-"""Partition segments: Arrow IPC streams encoded and decoded by Sluice."""
+"""Partition segments encoded and decoded by Sluice: Arrow IPC streams, and compact segments
+(one LZ4 or zstd frame around an Arrow IPC stream, which a map writer makes of small partitions;
+decode_segment reads both)."""
 
 import ctypes
 
