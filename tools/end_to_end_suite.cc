@@ -193,6 +193,7 @@ class Suite {
     SLUICE_RETURN_NOT_OK(RunWrites());
     SLUICE_RETURN_NOT_OK(RunReads());
     SLUICE_RETURN_NOT_OK(RunBudgetedWrite());
+    SLUICE_RETURN_NOT_OK(RunBytesSweep());
     fs::remove_all(options_.work_directory, error);
     EndToEndResult result;
     result.benchmarks = std::move(entries_.entries());
@@ -272,7 +273,11 @@ class Suite {
     fs::remove_all(directory, error);
     fs::create_directories(directory, error);
     if (error) return Status::IOError("cannot create '", directory, "': ", error.message());
-    MapWriterOptions options = WriterOptions(partitions, codec, /*memory_limit=*/-1, directory);
+    return MeasureWrite(WriterOptions(partitions, codec, /*memory_limit=*/-1, directory), keep);
+  }
+
+  // Writes all batches with `options` (into a directory made anew); keeps the files when `keep`.
+  Result<WriteRun> MeasureWrite(const MapWriterOptions& options, bool keep) {
     WriteRun run;
     SLUICE_ASSIGN_OR_RAISE(run.measurement, Measure([&]() -> Status {
                              SLUICE_ASSIGN_OR_RAISE(auto writer, MapWriter::Make(options));
@@ -282,8 +287,74 @@ class Suite {
                              SLUICE_ASSIGN_OR_RAISE(run.output, writer->Finish());
                              return Status::OK();
                            }));
-    if (!keep) fs::remove_all(directory, error);
+    if (!keep) {
+      std::error_code error;
+      fs::remove_all(DirectoryOf(options.data_path), error);
+    }
     return run;
+  }
+
+  // Output bytes against the partition count (lz4, hash on l_orderkey): 200 and 8,000
+  // partitions under the CLI's default 256 MiB budget, 100,000 under 64 MiB (five spills at 2M
+  // rows), each with compact segments (the default) and without. Each write's bytes and paired
+  // time are stated against the 200-partition write of the same kind.
+  Status RunBytesSweep() {
+    struct Case {
+      int32_t partitions;
+      int64_t budget_bytes;
+      bool compact;
+    };
+    const std::vector<Case> cases = {{kCodecPartitions, int64_t{256} << 20, true},
+                                     {8000, int64_t{256} << 20, true},
+                                     {100000, int64_t{64} << 20, true},
+                                     {kCodecPartitions, int64_t{256} << 20, false},
+                                     {8000, int64_t{256} << 20, false},
+                                     {100000, int64_t{64} << 20, false}};
+    auto name_of = [](const Case& c) {
+      return "end_to_end/write_bytes/partitions:" + std::to_string(c.partitions) +
+             "/codec:lz4/budget_mib:" + std::to_string(c.budget_bytes >> 20) +
+             (c.compact ? "/compact:on" : "/compact:off");
+    };
+    std::vector<std::vector<WriteRun>> runs(cases.size());
+    for (int rep = 0; rep < options_.repetitions; ++rep) {
+      for (size_t i = 0; i < cases.size(); ++i) {
+        Step(name_of(cases[i]), rep);
+        const std::string directory = Path("bytes-" + std::to_string(i));
+        std::error_code error;
+        fs::remove_all(directory, error);
+        fs::create_directories(directory, error);
+        if (error) return Status::IOError("cannot create '", directory, "': ", error.message());
+        MapWriterOptions options = WriterOptions(cases[i].partitions, CompressionCodec::kLz4Frame,
+                                                 cases[i].budget_bytes, directory);
+        if (!cases[i].compact) options.compact_segment_bytes = 0;
+        SLUICE_ASSIGN_OR_RAISE(WriteRun run, MeasureWrite(options, /*keep=*/false));
+        runs[i].push_back(std::move(run));
+      }
+    }
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const size_t base = cases[i].compact ? 0 : 3;  // the 200-partition write of the same kind
+      const size_t other = i < 3 ? i + 3 : i - 3;    // the same write of the other kind
+      const auto bytes = [&](size_t c) {
+        return static_cast<double>(runs[c].back().output.metrics.output_bytes);
+      };
+      const MapWriterMetrics& metrics = runs[i].back().output.metrics;
+      entries_.Add(name_of(cases[i]), MeasurementsOf(runs[i]), static_cast<double>(input_bytes_),
+                   static_cast<double>(options_.rows),
+                   BaseCounters()
+                       .Set("codec", "lz4")
+                       .Set("partitions", static_cast<int64_t>(cases[i].partitions))
+                       .Set("budget_bytes", cases[i].budget_bytes)
+                       .Set("compact", cases[i].compact)
+                       .Set("output_bytes", metrics.output_bytes)
+                       .Set("blocks", metrics.blocks)
+                       .Set("spills", metrics.spills)
+                       .Set("bytes_vs_200", bytes(i) / bytes(base))
+                       .Set(cases[i].compact ? "bytes_vs_compact_off" : "bytes_vs_compact_on",
+                            bytes(i) / bytes(other))
+                       .Set("time_vs_200",
+                            PairedRatio(MeasurementsOf(runs[i]), MeasurementsOf(runs[base]))));
+    }
+    return Status::OK();
   }
 
   MapWriterOptions WriterOptions(int32_t partitions, CompressionCodec codec, int64_t memory_limit,

@@ -13,6 +13,9 @@
 //                          data file, for codec none); the read is stated against it
 //   write_budget/...       the lz4 write under a small memory budget, resident memory sampled
 //                          every 5 ms (the memory-over-time figure)
+//   write_bytes/...        output bytes against the partition count (lz4: 200, 8,000, and
+//                          100,000 under a 64 MiB budget), with compact segments and without;
+//                          bytes and time stated against 200 partitions
 //
 // Results are Google Benchmark entries (one per repetition, then mean, median and stddev), so
 // they merge with the benchmark programs' output.

@@ -476,7 +476,7 @@ class MapWriter::Impl {
     } else {
       // What the flushes spent neither in the codec nor in file writes was gathering.
       metrics_.gather_nanos =
-          file_metrics.flush_nanos - file_metrics.write_nanos - encoder_metrics.compress_nanos;
+          file_metrics.flush_nanos - file_metrics.write_nanos - metrics_.compress_nanos;
     }
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
