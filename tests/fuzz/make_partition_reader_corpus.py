@@ -36,10 +36,13 @@ def seed(flags, start, end, offsets, data):
     return header + struct.pack(f">{len(offsets)}q", *offsets) + data
 
 
-def sluice_map_output(directory, codec, table=TABLE):
+def sluice_map_output(directory, codec, table=TABLE, compact=False):
+    """A map output of 3 partitions; with a codec, its partitions as compact segments when
+    `compact` (they are small), else as streams of blocks of up to 4 rows."""
     path = pathlib.Path(tempfile.mkdtemp(dir=directory)) / "shuffle_0_0_0.data"
     with sluice.MapWriter(table.schema, data_path=str(path), partitions=3, keys=["id"],
-                          codec=codec, block_rows=4, spark_files=True) as writer:
+                          codec=codec, block_rows=4, spark_files=True,
+                          compact_segment_bytes="64KiB" if compact else 0) as writer:
         writer.write(table)
     index = path.with_suffix(".index").read_bytes()
     return list(struct.unpack(f">{len(index) // 8}q", index)), path.read_bytes()
@@ -67,6 +70,10 @@ def main():
             offsets, data = sluice_map_output(directory, codec)
             seeds[f"sluice_{name}_all"] = seed(flags, 0, 3, offsets, data)
             seeds[f"sluice_{name}_one"] = seed(flags ^ COALESCE, 1, 2, offsets, data)
+        for codec, flags in [("lz4", COALESCE | CHECKSUM), ("zstd", SKIP | READ_AHEAD)]:
+            offsets, data = sluice_map_output(directory, codec, compact=True)
+            seeds[f"sluice_{codec}_compact_all"] = seed(flags, 0, 3, offsets, data)
+            seeds[f"sluice_{codec}_compact_one"] = seed(flags, 2, 3, offsets, data)
         # Flat columns only, read handing each batch back: the decoder builds later batches in
         # the storage of earlier ones (its flat path overwrites their columns).
         for codec, flags in [("none", HAND_BACK), ("lz4", HAND_BACK | READ_AHEAD)]:

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of segment_decoder_fuzz: small Arrow IPC streams of many types, from
-pyarrow (uncompressed, lz4, zstd) and from Sluice (every codec, tiny buffers compressed), so the
-fuzzer starts from valid segments of every shape it must take apart.
+pyarrow (uncompressed, lz4, zstd) and from Sluice (every codec, tiny buffers compressed), and
+Sluice's compact segments (one LZ4 or zstd frame around a plain stream, as a map writer makes of
+small partitions), so the fuzzer starts from valid segments of every shape it must take apart.
 
 Run after `make build`:  python3 tests/fuzz/make_segment_decoder_corpus.py
 """
 import io
 import pathlib
 import sys
+import tempfile
 
 import pyarrow as pa
 
@@ -63,6 +65,18 @@ def pyarrow_stream(table, compression):
     return sink.getvalue()
 
 
+def compact_segment(table, codec):
+    """The one segment of a single-partition map output: compact, as the partition is small."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = pathlib.Path(directory) / "shuffle_0_0_0.data"
+        with sluice.MapWriter(table.schema, data_path=str(path), partitioning="round-robin",
+                              partitions=1, codec=codec) as writer:
+            writer.write(table)
+        data = path.read_bytes()
+    assert not data or data[:4] in (b"\x04\x22\x4d\x18", b"\x28\xb5\x2f\xfd"), data[:4]
+    return data
+
+
 def main():
     CORPUS.mkdir(parents=True, exist_ok=True)
     # The seeds this script writes; others (inputs a fuzzer found) stay.
@@ -76,6 +90,9 @@ def main():
         seeds = {f"{name}-pyarrow-{c or 'none'}": pyarrow_stream(table, c) for c in (None, "lz4", "zstd")}
         for codec in ("none", "lz4", "zstd"):
             seeds[f"{name}-sluice-{codec}"] = sluice.encode_segment(table, codec)
+        if table.num_rows > 0:
+            for codec in ("lz4", "zstd"):
+                seeds[f"{name}-sluice-compact-{codec}"] = compact_segment(table, codec)
         for seed_name, data in seeds.items():
             if len(data) <= MAX_SEED_BYTES:
                 (CORPUS / seed_name).write_bytes(data)
