@@ -10,6 +10,7 @@
 #include "sluice/base/failure_guard.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/compact_segment_encoder.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/row/packed_record_pointer.h"
 #include "sluice/row/row_to_columnar_converter.h"
@@ -97,6 +98,18 @@ class RowMapWriter::Impl {
     MapOutputFilesOptions files = OutputFilesOptionsFor(writer);
     SLUICE_ASSIGN_OR_RAISE(files_, MapOutputFiles::Create(std::move(files), partition_count_,
                                                           encoder_->schema_message()));
+    if (writer.compact_segment_bytes < 0) {
+      return Status::Invalid("RowMapWriter: compact_segment_bytes must be 0 or positive, got ",
+                             writer.compact_segment_bytes);
+    }
+    if (writer.compact_segment_bytes > 0 && writer.encoding.codec != CompressionCodec::kNone) {
+      SLUICE_ASSIGN_OR_RAISE(compact_, CompactSegmentEncoder::Make(writer.schema, writer.encoding));
+      files_->EnableCompaction(
+          compact_.get(), writer.compact_segment_bytes,
+          MapOutputFiles::PlainRows{
+              [this](int32_t p) { return HeldRowBytes(p); },
+              [this](int32_t p, AlignedBuffer* out) { return EncodePlain(p, out); }});
+    }
     return Status::OK();
   }
 
@@ -299,28 +312,52 @@ class RowMapWriter::Impl {
            PackedRecordPointer::Partition(sorted_[cursor_]) == static_cast<uint32_t>(partition);
   }
 
+  // The row a sorted pointer names: its 8-byte size prefix, then the UnsafeRow.
+  const uint8_t* RowAt(uint64_t pointer) const {
+    return pages_[PackedRecordPointer::Page(pointer)].data() + PackedRecordPointer::Offset(pointer);
+  }
+
+  // The UnsafeRow bytes of partition p's rows (the sorted run at the cursor): what compaction
+  // takes for their plain size, which the columns rarely exceed.
+  int64_t HeldRowBytes(int32_t partition) const {
+    int64_t bytes = 0;
+    for (int64_t at = cursor_; at < row_count_ && PackedRecordPointer::Partition(sorted_[at]) ==
+                                                      static_cast<uint32_t>(partition);
+         ++at) {
+      bytes += bits::LoadUnaligned<int64_t>(RowAt(sorted_[at]));
+    }
+    return bytes;
+  }
+
+  // Converts up to `max_rows` of partition p's rows at the cursor to columns (converter_).
+  Status ConvertRows(int32_t partition, int64_t max_rows) {
+    row_addresses_.clear();
+    row_sizes_.clear();
+    while (HasRows(partition) && static_cast<int64_t>(row_addresses_.size()) < max_rows) {
+      // Sorted rows are visited in an order unrelated to where they lie: fetch ahead.
+      if (cursor_ + kPrefetchDistance < row_count_) {
+        __builtin_prefetch(RowAt(sorted_[cursor_ + kPrefetchDistance]));
+      }
+      const uint8_t* at = RowAt(sorted_[cursor_++]);
+      row_addresses_.push_back(at + kRowPrefixBytes);
+      row_sizes_.push_back(static_cast<int32_t>(bits::LoadUnaligned<int64_t>(at)));
+    }
+    converter_->Reset();
+    return converter_->Append(row_addresses_.data(), row_sizes_.data(),
+                              static_cast<int64_t>(row_addresses_.size()));
+  }
+
+  // Appends all of partition p's rows to `out` as one plain RecordBatch message (compaction).
+  Status EncodePlain(int32_t partition, AlignedBuffer* out) {
+    SLUICE_RETURN_NOT_OK(ConvertRows(partition, row_count_));
+    return compact_->plain_encoder()->AppendRecordBatch(converter_->View(), out);
+  }
+
   // Converts partition p's rows (the sorted run at the cursor) to columns, block by block, and
   // encodes each block into `file`.
   Status EncodePartition(int32_t partition, OutputFile* file, Checksum* checksum) {
     while (HasRows(partition)) {
-      row_addresses_.clear();
-      row_sizes_.clear();
-      while (HasRows(partition) && static_cast<int64_t>(row_addresses_.size()) < rows_per_block_) {
-        // Sorted rows are visited in an order unrelated to where they lie: fetch ahead.
-        if (cursor_ + kPrefetchDistance < row_count_) {
-          const uint64_t ahead = sorted_[cursor_ + kPrefetchDistance];
-          __builtin_prefetch(pages_[PackedRecordPointer::Page(ahead)].data() +
-                             PackedRecordPointer::Offset(ahead));
-        }
-        const uint64_t pointer = sorted_[cursor_++];
-        const uint8_t* at = pages_[PackedRecordPointer::Page(pointer)].data() +
-                            PackedRecordPointer::Offset(pointer);
-        row_addresses_.push_back(at + kRowPrefixBytes);
-        row_sizes_.push_back(static_cast<int32_t>(bits::LoadUnaligned<int64_t>(at)));
-      }
-      converter_->Reset();
-      SLUICE_RETURN_NOT_OK(converter_->Append(row_addresses_.data(), row_sizes_.data(),
-                                              static_cast<int64_t>(row_addresses_.size())));
+      SLUICE_RETURN_NOT_OK(ConvertRows(partition, rows_per_block_));
       AlignedBuffer* pending = file->pending();
       const int64_t before = pending->size();
       SLUICE_RETURN_NOT_OK(encoder_->AppendRecordBatch(converter_->View(), pending));
@@ -409,12 +446,16 @@ class RowMapWriter::Impl {
     if (scatter_writer_ != nullptr) return;  // the inner MapWriter keeps the file metrics
     const auto& encoder_metrics = encoder_->metrics();
     const auto& file_metrics = files_->metrics();
-    metrics_.batches = encoder_metrics.blocks;
     metrics_.blocks = encoder_metrics.blocks;
+    metrics_.compress_nanos = encoder_metrics.compress_nanos;
+    if (compact_ != nullptr) {
+      metrics_.blocks += compact_->plain_encoder()->metrics().blocks;
+      metrics_.compress_nanos += compact_->compress_nanos();
+    }
+    metrics_.batches = metrics_.blocks;
     // What the flushes spent neither in the codec nor in file writes was converting rows.
     metrics_.gather_nanos =
-        file_metrics.flush_nanos - file_metrics.write_nanos - encoder_metrics.compress_nanos;
-    metrics_.compress_nanos = encoder_metrics.compress_nanos;
+        file_metrics.flush_nanos - file_metrics.write_nanos - metrics_.compress_nanos;
     metrics_.spills = file_metrics.spills;
     metrics_.spill_bytes = file_metrics.spill_bytes;
     metrics_.write_nanos = file_metrics.write_nanos;
@@ -426,6 +467,7 @@ class RowMapWriter::Impl {
   int32_t partition_count_ = 0;
   std::unique_ptr<RowToColumnarConverter> converter_;
   std::unique_ptr<SegmentEncoder> encoder_;
+  std::unique_ptr<CompactSegmentEncoder> compact_;  // null unless small partitions are compact
   std::shared_ptr<MemoryBudget> budget_;
   std::unique_ptr<MapOutputFiles> files_;
   RowWriterStrategy strategy_ = RowWriterStrategy::kSort;

@@ -8,6 +8,7 @@
 
 #include "sluice/format/array_compare.h"
 #include "sluice/io/input_file.h"
+#include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/row/columnar_to_row_converter.h"
 #include "sluice/row/packed_record_pointer.h"
@@ -198,6 +199,50 @@ TEST_P(RowMapWriterPageTest, HostCopiesRowsIntoPages) {
 
 INSTANTIATE_TEST_SUITE_P(Strategies, RowMapWriterPageTest,
                          ::testing::Values(RowWriterStrategy::kSort, RowWriterStrategy::kScatter));
+
+// Counts the non-empty segments of `output` that are compact (one frame around a stream).
+int CompactSegments(const MapOutput& output) {
+  const std::string data = testing::ReadFileBytes(output.data_path);
+  int compact = 0;
+  for (size_t p = 0; p < output.lengths.size(); ++p) {
+    compact += output.lengths[p] > 0 &&
+               IsCompactSegment(reinterpret_cast<const uint8_t*>(data.data()) + output.offsets[p],
+                                output.lengths[p]);
+  }
+  return compact;
+}
+
+TEST(RowMapWriterCompactionTest, SmallPartitionsAreCompactThroughSpills) {
+  auto schema = testing::AllSparkTypesSchema();
+  RowInput input = MakeInput(schema, 4, 300, 100, 5);
+  for (int64_t limit : {int64_t{64} << 10, int64_t{0}}) {
+    testing::TemporaryDirectory directory;
+    RowMapWriterOptions options = Options(schema, directory, 100);
+    options.writer.encoding.codec = CompressionCodec::kLz4Frame;
+    options.writer.memory_limit = 200 << 10;
+    options.writer.compact_segment_bytes = limit;
+    options.strategy = RowWriterStrategy::kSort;
+    auto writer = RowMapWriter::Make(options).ValueOrDie();
+    for (size_t b = 0; b < input.rows.size(); ++b) {
+      for (int64_t row = 0; row < input.rows[b].num_rows(); ++row) {
+        ASSERT_TRUE(writer
+                        ->AppendRow(input.partitions[b][row], input.rows[b].row(row),
+                                    input.rows[b].sizes[row])
+                        .ok());
+      }
+    }
+    auto output = writer->Finish();
+    ASSERT_TRUE(output.ok()) << output.status().ToString();
+    EXPECT_GE(output->metrics.spills, 2);
+    CheckOutput(*output, input);
+    if (limit > 0) {
+      // About 12 rows each; the odd partition whose UnsafeRows pass 64 KiB stays a stream.
+      EXPECT_GE(CompactSegments(*output), 95);
+    } else {
+      EXPECT_EQ(CompactSegments(*output), 0);
+    }
+  }
+}
 
 TEST(RowMapWriterStrategyTest, AutoScattersNarrowRowsAtHighPartitionCounts) {
   EXPECT_EQ(ChooseRowWriterStrategy(200, 64), RowWriterStrategy::kSort);

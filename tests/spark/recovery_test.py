@@ -16,6 +16,7 @@ from conftest import rest, sluice_count
 from executor_processes import executor_pids
 
 ARROW_CONTINUATION = b"\xff\xff\xff\xff"
+LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
 
 
 def shuffle_files(local_dir, shuffle_id):
@@ -51,8 +52,9 @@ def test_corrupted_map_output_is_diagnosed_by_spark_checksums(spark, local_dir):
     shuffle_id = latest_shuffle_id(local_dir)
     files = shuffle_files(local_dir, shuffle_id)
     assert files, f"no map output of shuffle {shuffle_id} under {local_dir}"
-    # Sluice wrote them: every non-empty partition is an Arrow IPC stream, and Spark's checksum
-    # file sits beside the data and index files.
+    # Sluice wrote them: every non-empty partition is an Arrow IPC stream or, being small, a
+    # compact segment (an LZ4 frame around one, Spark's default codec), and Spark's checksum file
+    # sits beside the data and index files.
     corrupted = None
     for path in files:
         offsets = partition_offsets(local_dir, path)
@@ -62,7 +64,7 @@ def test_corrupted_map_output_is_diagnosed_by_spark_checksums(spark, local_dir):
         assert len(content) == offsets[-1]
         for start, end in zip(offsets, offsets[1:]):
             if end > start:
-                assert content[start:start + 4] == ARROW_CONTINUATION
+                assert content[start:start + 4] in (ARROW_CONTINUATION, LZ4_FRAME_MAGIC)
                 if corrupted is None:
                     corrupted = (path, start)
     path, start = corrupted
