@@ -31,6 +31,8 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
   /** Bytes per native page; a row larger than a page gets a page of its own size. */
   val pageBytes: Long = conf.getSizeAsBytes(PageBytes, "16m")
   val flushBytes: Option[Long] = conf.getOption(FlushBytes).map(_ => conf.getSizeAsBytes(FlushBytes))
+  /** A partition at most this large (uncompressed) is one compact segment; 0 turns it off. */
+  val compactSegmentBytes: Long = conf.getSizeAsBytes(CompactSegmentBytes, "64k")
   val validateUtf8: Boolean = conf.getBoolean(ValidateUtf8, defaultValue = false)
   /** How the native writer groups rows: sort, scatter, or auto (by partitions and row width). */
   val rowStrategy: String = conf.get(RowStrategy, "auto").toLowerCase(Locale.ROOT)
@@ -60,6 +62,7 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
       "block-bytes" -> blockBytes.toString,
       "page-bytes" -> pageBytes.toString,
       "validate-utf8" -> validateUtf8.toString,
+      "compact-segment-bytes" -> compactSegmentBytes.toString,
       "strategy" -> rowStrategy,
       "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
       flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
@@ -74,6 +77,7 @@ private[sluice] object SluiceConf {
   val BlockBytes = "spark.sluice.blockBytes"
   val PageBytes = "spark.sluice.pageBytes"
   val FlushBytes = "spark.sluice.flushBytes"
+  val CompactSegmentBytes = "spark.sluice.compactSegmentBytes"
   val ValidateUtf8 = "spark.sluice.validateUtf8"
   val RowStrategy = "spark.sluice.rowStrategy"
   val PointerBatchRows = "spark.sluice.pointerBatchRows"
