@@ -36,10 +36,6 @@ Result<SegmentLayout> ReadCompactSegmentLayout(const uint8_t* data, int64_t size
                            ": compact segment: ", extent.status().message());
   }
   const CompressedFrame& frame = extent->frame;
-  if (frame.content_size < 0) {
-    return Status::Corrupt(source, ": byte ", base_offset,
-                           ": the frame of a compact segment must declare its content size");
-  }
   SLUICE_ASSIGN_OR_RAISE(auto decompressor, Decompressor::Make(frame.codec));
   AlignedBuffer stream(frame.content_size);
   Status status =

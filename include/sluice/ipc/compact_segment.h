@@ -32,14 +32,17 @@ inline bool IsCompactSegment(const uint8_t* data, int64_t size) {
 }
 
 /// The frame of the compact segment at the start of `data[0..size)`, and the bytes the segment
-/// spans (its alignment padding included). Corrupt, naming the byte, when it is malformed.
+/// spans (its alignment padding included). Corrupt, naming the byte, when it is malformed, and
+/// when its frame does not declare its content size or declares more than
+/// `max_content_bytes` (what a reader is willing to decompress it to).
 /// A skippable frame that ends the segment has this magic number, and says how many bytes of
 /// zeros follow its 8-byte header.
 struct CompactSegmentExtent {
   CompressedFrame frame;
   int64_t size = 0;
 };
-Result<CompactSegmentExtent> MeasureCompactSegment(const uint8_t* data, int64_t size);
+Result<CompactSegmentExtent> MeasureCompactSegment(const uint8_t* data, int64_t size,
+                                                   int64_t max_content_bytes = INT64_MAX);
 
 inline constexpr uint32_t kSkippableFrameMagic = 0x184D2A50;
 inline constexpr int64_t kSkippableFrameHeaderSize = 8;
