@@ -433,6 +433,10 @@ def main():
     for name in args.queries:
         if name not in QUERIES:
             parser.error(f"unknown query {name}; queries: {', '.join(QUERIES)}")
+    # Executors start in the worker's own directory: a relative jar path would not reach them.
+    args.jar = os.path.abspath(args.jar)
+    args.comet_jar = os.path.abspath(args.comet_jar) if args.comet_jar else args.comet_jar
+    args.baseline_jar = os.path.abspath(args.baseline_jar) if args.baseline_jar else None
     if args.baseline_jar and BASELINE not in args.configs:
         args.configs.append(BASELINE)
     for config in args.configs:
