@@ -461,9 +461,11 @@ def main():
             args.configs[:round_index % len(args.configs)]
         for config in order:
             # One process per application: a driver's class path is fixed when its JVM starts.
+            # The session is told only its own configuration, so it checks only its own jars.
             with tempfile.NamedTemporaryFile(suffix=".json") as results:
                 command = [sys.executable, __file__, "--session", config,
-                           "--session-output", results.name, *session_arguments(args)]
+                           "--session-output", results.name, "--configs", config,
+                           *session_arguments(args)]
                 subprocess.run(command, check=True)
                 for result in json.loads(pathlib.Path(results.name).read_text() or "[]"):
                     result["round"] = round_index

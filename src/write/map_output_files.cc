@@ -89,6 +89,12 @@ Result<std::unique_ptr<MapOutputFiles>> MapOutputFiles::Create(
     std::span<const uint8_t> schema_message) {
   if (options.data_path.empty()) return Status::Invalid("a data file path is required");
   if (options.spill_directories.empty()) return Status::Invalid("a spill directory is required");
+  if (options.write_in_place &&
+      (options.overwrite || !options.index_path.empty() || !options.checksum_path.empty())) {
+    return Status::Invalid(
+        "write-in-place is for a host that commits the data file itself: not with overwrite or "
+        "Spark's index and checksum files");
+  }
   // A symbolic link is followed: its target is replaced, never the link.
   for (std::string* path : {&options.data_path, &options.index_path, &options.checksum_path}) {
     if (path->empty()) continue;
@@ -103,9 +109,11 @@ Result<std::unique_ptr<MapOutputFiles>> MapOutputFiles::Create(
   }
   std::unique_ptr<MapOutputFiles> files(
       new MapOutputFiles(std::move(options), partition_count, schema_message));
+  const std::string& data_path = files->options_.data_path;
   SLUICE_ASSIGN_OR_RAISE(
       files->data_file_,
-      OutputFile::Create(TemporaryPathFor(files->options_.data_path), files->options_.file));
+      OutputFile::Create(files->options_.write_in_place ? data_path : TemporaryPathFor(data_path),
+                         files->options_.file));
   // The pieces every non-empty partition starts and ends with, checksummed once.
   const ChecksumAlgorithm algorithm = files->options_.checksum;
   files->schema_checksum_ =
@@ -365,7 +373,10 @@ Status MapOutputFiles::Commit(const MapOutputLayout& output) {
     temporary_paths_.push_back(checksum_temporary);
     SLUICE_RETURN_NOT_OK(WriteChecksumFile(checksum_temporary, output.checksums, options_.sync));
   }
-  SLUICE_RETURN_NOT_OK(CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
+  if (!options_.write_in_place) {
+    SLUICE_RETURN_NOT_OK(
+        CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
+  }
   data_file_->Keep();
   committed_paths_.push_back(&options_.data_path);
   if (!checksum_temporary.empty()) {

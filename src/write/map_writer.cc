@@ -614,6 +614,7 @@ MapOutputFilesOptions OutputFilesOptionsFor(const MapWriterOptions& options) {
     files.spill_directories.push_back(DirectoryOf(options.data_path));
   files.checksum = options.checksum;
   files.overwrite = options.overwrite;
+  files.write_in_place = options.write_in_place;
   files.sync = options.sync;
   files.file = options.file;
   if (options.write_spark_files) {

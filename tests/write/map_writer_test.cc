@@ -208,6 +208,44 @@ TEST(MapWriterTest, RefusesToOverwriteACommittedOutput) {
   EXPECT_TRUE(WriteAll(options, KeyedBatches(4)).ok());
 }
 
+// A host that commits the data file itself (Spark) names a private temporary path: the writer
+// writes that path and no other name, leaves it at Finish, and removes it when it fails.
+TEST(MapWriterTest, WritesInPlaceForAHostThatCommits) {
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = KeyedSchema();
+  options.partitioning = Hash(4, {0});
+  options.data_path = directory.Join("task.data.tmp");
+  options.write_in_place = true;
+  auto writer = MapWriter::Make(options).ValueOrDie();
+  EXPECT_EQ(directory.List(), std::vector<std::string>{"task.data.tmp"});
+  const auto batches = KeyedBatches(4);
+  for (const auto& batch : batches) ASSERT_TRUE(writer->Write(batch).ok());
+  auto output = writer->Finish();
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(directory.List(), std::vector<std::string>{"task.data.tmp"});
+  testing::CheckMapOutput(*output, batches, options.partitioning);
+  writer.reset();
+  EXPECT_EQ(directory.List(), std::vector<std::string>{"task.data.tmp"});
+
+  options.data_path = directory.Join("failed.data.tmp");
+  writer = MapWriter::Make(options).ValueOrDie();
+  ASSERT_TRUE(writer->Write(batches[0]).ok());
+  writer->Abort();
+  EXPECT_EQ(directory.List(), std::vector<std::string>{"task.data.tmp"});
+
+  // The path is the host's to commit: it must be new, and Spark's files are the host's too.
+  options.data_path = directory.Join("task.data.tmp");
+  auto existing = MapWriter::Make(options);
+  ASSERT_FALSE(existing.ok());
+  EXPECT_NE(existing.status().message().find("already exists"), std::string::npos);
+  options.data_path = directory.Join("other.data");
+  options.write_spark_files = true;
+  auto with_index = MapWriter::Make(options);
+  ASSERT_FALSE(with_index.ok());
+  EXPECT_NE(with_index.status().message().find("write-in-place"), std::string::npos);
+}
+
 TEST(MapWriterTest, ChecksumsCombineAcrossSpills) {
   for (auto algorithm :
        {ChecksumAlgorithm::kAdler32, ChecksumAlgorithm::kCrc32, ChecksumAlgorithm::kCrc32c}) {

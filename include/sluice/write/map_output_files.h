@@ -41,6 +41,8 @@ struct MapOutputFilesOptions {
   std::vector<std::string> spill_directories;  // at least one
   ChecksumAlgorithm checksum = ChecksumAlgorithm::kAdler32;
   bool overwrite = false;
+  /// Write data_path itself, not a temporary file renamed to it (MapWriterOptions::write_in_place).
+  bool write_in_place = false;
   bool sync = false;
   OutputFileOptions file;
 };

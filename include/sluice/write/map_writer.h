@@ -85,6 +85,12 @@ struct MapWriterOptions {
   std::string checksum_path;
   /// Replace existing output files. Default false: a committed output is never lost.
   bool overwrite = false;
+  /// Write data_path itself instead of a temporary file renamed to it at Finish(), for a host
+  /// that gives the writer a private temporary path and commits it itself (Spark's
+  /// IndexShuffleBlockResolver renames the file it named): the writer creates data_path (which
+  /// must not exist), leaves it in place at Finish() and removes it when the task fails. Saves
+  /// a second file name and a rename per map task. Not with write_spark_files or overwrite.
+  bool write_in_place = false;
   /// fsync files and their directory before and after the rename. Default false, as Spark.
   bool sync = false;
   /// Write buffering of the data and spill files.

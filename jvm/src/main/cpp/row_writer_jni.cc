@@ -34,7 +34,10 @@ Result<std::unique_ptr<RowMapWriter>> MakeWriter(const std::string& schema_text,
     SLUICE_RETURN_NOT_OK(ApplyRowMapWriterSetting(&options, keys[i], values[i]));
   }
   options.writer.data_path = data_path;
-  options.writer.write_spark_files = false;  // Spark's IndexShuffleBlockResolver writes them
+  // Spark's IndexShuffleBlockResolver writes the index and checksum files and renames the
+  // temporary data file it named into place: the writer writes that file itself.
+  options.writer.write_spark_files = false;
+  options.writer.write_in_place = true;
   return RowMapWriter::Make(std::move(options));
 }
 
