@@ -61,12 +61,13 @@ bool IsNumeric(TypeId id) {
     case TypeId::kUInt16:
     case TypeId::kUInt32:
     case TypeId::kUInt64:
+    case TypeId::kFloat16:
     case TypeId::kFloat32:
     case TypeId::kFloat64:
-    case TypeId::kDecimal128:
+    case TypeId::kDuration:
       return true;
     default:
-      return false;
+      return IsDecimal(id);
   }
 }
 

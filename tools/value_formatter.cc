@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/half_float.h"
 
 namespace sluice::cli {
 
@@ -24,60 +25,97 @@ std::string FormatDate(int64_t days) {
   return text;
 }
 
-std::string FormatTimestamp(int64_t value, TimeUnit unit) {
-  int64_t per_second = 1;
+// A count of `unit` split into whole days, the second of the day and the fraction of a second;
+// `digits` is the fraction's width (0 for seconds).
+struct TimeOfDay {
+  int64_t days = 0;
+  int64_t second_of_day = 0;
+  int64_t fraction = 0;
   int digits = 0;
-  switch (unit) {
-    case TimeUnit::kSecond:
-      break;
-    case TimeUnit::kMilli:
-      per_second = 1000;
-      digits = 3;
-      break;
-    case TimeUnit::kMicro:
-      per_second = 1000000;
-      digits = 6;
-      break;
-    case TimeUnit::kNano:
-      per_second = 1000000000;
-      digits = 9;
-      break;
-  }
+};
+
+TimeOfDay SplitTime(int64_t value, TimeUnit unit) {
+  static constexpr int64_t kPerSecond[] = {1, 1'000, 1'000'000, 1'000'000'000};
+  static constexpr int kDigits[] = {0, 3, 6, 9};
+  const int64_t per_second = kPerSecond[static_cast<int>(unit)];
+  TimeOfDay time;
+  time.digits = kDigits[static_cast<int>(unit)];
   int64_t seconds = value / per_second;
-  int64_t fraction = value % per_second;
-  if (fraction < 0) {
-    fraction += per_second;
+  time.fraction = value % per_second;
+  if (time.fraction < 0) {
+    time.fraction += per_second;
     seconds -= 1;
   }
-  int64_t days = seconds / 86400;
-  int64_t second_of_day = seconds % 86400;
-  if (second_of_day < 0) {
-    second_of_day += 86400;
-    days -= 1;
+  time.days = seconds / 86400;
+  time.second_of_day = seconds % 86400;
+  if (time.second_of_day < 0) {
+    time.second_of_day += 86400;
+    time.days -= 1;
   }
+  return time;
+}
+
+// "HH:MM:SS" with the fraction of the unit ("12:00:01.500").
+std::string FormatClock(const TimeOfDay& time) {
   char text[64];
-  std::snprintf(text, sizeof(text), "%s %02d:%02d:%02d", FormatDate(days).c_str(),
-                static_cast<int>(second_of_day / 3600), static_cast<int>(second_of_day / 60 % 60),
-                static_cast<int>(second_of_day % 60));
+  std::snprintf(text, sizeof(text), "%02d:%02d:%02d", static_cast<int>(time.second_of_day / 3600),
+                static_cast<int>(time.second_of_day / 60 % 60),
+                static_cast<int>(time.second_of_day % 60));
   std::string out = text;
-  if (digits > 0) {
-    std::snprintf(text, sizeof(text), ".%0*" PRId64, digits, fraction);
+  if (time.digits > 0) {
+    std::snprintf(text, sizeof(text), ".%0*" PRId64, time.digits, time.fraction);
     out += text;
   }
   return out;
 }
 
-std::string FormatDecimal(const uint8_t* bytes, int32_t scale) {
-  __int128 value;
-  std::memcpy(&value, bytes, sizeof(value));
-  const bool negative = value < 0;
-  unsigned __int128 magnitude =
-      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
+std::string FormatTimestamp(int64_t value, TimeUnit unit) {
+  const TimeOfDay time = SplitTime(value, unit);
+  return FormatDate(time.days) + " " + FormatClock(time);
+}
+
+// A time of day; a value outside one day (Arrow leaves that undefined) is shown as the count.
+std::string FormatTime(int64_t value, TimeUnit unit) {
+  const TimeOfDay time = SplitTime(value, unit);
+  if (time.days != 0) return std::to_string(value) + std::string(TimeUnitName(unit));
+  return FormatClock(time);
+}
+
+// date64: the date, and the time when the value is not a whole day.
+std::string FormatDate64(int64_t millis) {
+  const TimeOfDay time = SplitTime(millis, TimeUnit::kMilli);
+  if (time.second_of_day == 0 && time.fraction == 0) return FormatDate(time.days);
+  return FormatTimestamp(millis, TimeUnit::kMilli);
+}
+
+// A decimal of `byte_width` (4, 8, 16 or 32) little-endian two's-complement bytes.
+std::string FormatDecimal(const uint8_t* bytes, int64_t byte_width, int32_t scale) {
+  // The magnitude as 32-bit limbs, least significant first, divided by 10 digit by digit.
+  uint32_t limbs[8] = {};
+  const auto limb_count = static_cast<size_t>(byte_width / 4);
+  std::memcpy(limbs, bytes, static_cast<size_t>(byte_width));
+  const bool negative = (limbs[limb_count - 1] >> 31) != 0;
+  if (negative) {  // two's complement negation: invert, add one
+    uint64_t carry = 1;
+    for (size_t i = 0; i < limb_count; ++i) {
+      const uint64_t sum = static_cast<uint64_t>(~limbs[i]) + carry;
+      limbs[i] = static_cast<uint32_t>(sum);
+      carry = sum >> 32;
+    }
+  }
   std::string digits;
-  do {
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
-    magnitude /= 10;
-  } while (magnitude != 0);
+  bool nonzero = true;
+  while (nonzero || digits.empty()) {
+    uint64_t remainder = 0;
+    nonzero = false;
+    for (size_t i = limb_count; i-- > 0;) {
+      const uint64_t current = (remainder << 32) | limbs[i];
+      limbs[i] = static_cast<uint32_t>(current / 10);
+      remainder = current % 10;
+      nonzero |= limbs[i] != 0;
+    }
+    digits.insert(digits.begin(), static_cast<char>('0' + remainder));
+  }
   if (scale > 0) {
     if (static_cast<int32_t>(digits.size()) <= scale) {
       digits.insert(0, static_cast<size_t>(scale) - digits.size() + 1, '0');
@@ -153,8 +191,38 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
       return FormatDate(array.values<int32_t>()[row]);
     case TypeId::kTimestamp:
       return FormatTimestamp(array.values<int64_t>()[row], type.time_unit());
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
     case TypeId::kDecimal128:
-      return FormatDecimal(array.buffers[1].data + (array.offset + row) * 16, type.scale());
+    case TypeId::kDecimal256: {
+      const int64_t width = BitWidth(type) / 8;
+      return FormatDecimal(array.buffers[1].data + (array.offset + row) * width, width,
+                           type.scale());
+    }
+    case TypeId::kFloat16:
+      return FormatDouble(HalfToFloat(array.values<uint16_t>()[row]));
+    case TypeId::kDate64:
+      return FormatDate64(array.values<int64_t>()[row]);
+    case TypeId::kTime32:
+      return FormatTime(array.values<int32_t>()[row], type.time_unit());
+    case TypeId::kTime64:
+      return FormatTime(array.values<int64_t>()[row], type.time_unit());
+    case TypeId::kDuration:
+      return std::to_string(array.values<int64_t>()[row]) +
+             std::string(TimeUnitName(type.time_unit()));
+    case TypeId::kIntervalYearMonth:
+      return std::to_string(array.values<int32_t>()[row]) + "M";
+    case TypeId::kIntervalDayTime: {
+      const uint8_t* slot = array.buffers[1].data + (array.offset + row) * 8;
+      return std::to_string(bits::LoadUnaligned<int32_t>(slot)) + "d" +
+             std::to_string(bits::LoadUnaligned<int32_t>(slot + 4)) + "ms";
+    }
+    case TypeId::kIntervalMonthDayNano: {
+      const uint8_t* slot = array.buffers[1].data + (array.offset + row) * 16;
+      return std::to_string(bits::LoadUnaligned<int32_t>(slot)) + "M" +
+             std::to_string(bits::LoadUnaligned<int32_t>(slot + 4)) + "d" +
+             std::to_string(bits::LoadUnaligned<int64_t>(slot + 8)) + "ns";
+    }
     case TypeId::kUtf8:
     case TypeId::kBinary: {
       const int32_t* offsets = array.value_offsets<int32_t>();

@@ -133,8 +133,8 @@ void ArrayBuilder::AppendValid() {
 
 void ArrayBuilder::AppendBytes(const void* data, int64_t size) {
   MarkValid();
-  if (type_->id() == TypeId::kFixedSizeBinary) {
-    SLUICE_DCHECK(size == type_->byte_width());
+  if (IsFixedWidth(type_->id())) {  // fixed-size binary, or any other type's value bytes
+    SLUICE_DCHECK(type_->id() != TypeId::kBoolean && size == BitWidth(*type_) / 8);
     values_.Append(data, size);
   } else {
     bytes_.Append(data, size);

@@ -118,6 +118,26 @@ std::string FormatString(const DataType& type) {
       return "+s";
     case TypeId::kMap:
       return "+m";
+    case TypeId::kFloat16:
+      return "e";
+    case TypeId::kDate64:
+      return "tdm";
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return std::string("tt") + TimeUnitFormat(type.time_unit());
+    case TypeId::kDuration:
+      return std::string("tD") + TimeUnitFormat(type.time_unit());
+    case TypeId::kIntervalYearMonth:
+      return "tiM";
+    case TypeId::kIntervalDayTime:
+      return "tiD";
+    case TypeId::kIntervalMonthDayNano:
+      return "tin";
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+    case TypeId::kDecimal256:
+      return "d:" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + "," +
+             std::to_string(BitWidth(type));
   }
   return "";
 }

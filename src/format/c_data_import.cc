@@ -152,6 +152,8 @@ TypePtr ParsePrimitiveFormat(char format) {
       return DataType::UInt64();
     case 'f':
       return DataType::Float32();
+    case 'e':
+      return DataType::Float16();
     case 'g':
       return DataType::Float64();
     case 'z':
@@ -182,22 +184,29 @@ std::optional<TimeUnit> TimeUnitOfFormat(char letter) {
   return std::nullopt;
 }
 
+// The type of a date, time, duration or interval format without parameters ("tdD", "tts",
+// "tDn", "tiM"...), or null.
+TypePtr ParseTemporalFormat(std::string_view format) {
+  if (format.size() != 3 || format[0] != 't') return nullptr;
+  if (format == "tdD") return DataType::Date32();
+  if (format == "tdm") return DataType::Date64();
+  if (format == "tiM") return DataType::IntervalYearMonth();
+  if (format == "tiD") return DataType::IntervalDayTime();
+  if (format == "tin") return DataType::IntervalMonthDayNano();
+  const std::optional<TimeUnit> unit = TimeUnitOfFormat(format[2]);
+  if (!unit) return nullptr;
+  if (format[1] == 'D') return DataType::Duration(*unit);
+  if (format[1] == 't') {
+    const bool seconds_or_millis = *unit == TimeUnit::kSecond || *unit == TimeUnit::kMilli;
+    return seconds_or_millis ? DataType::Time32(*unit) : DataType::Time64(*unit);
+  }
+  return nullptr;
+}
+
 // Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
 std::string UnsupportedFormatName(std::string_view format) {
-  auto unit = [](char code) {
-    const std::optional<TimeUnit> parsed = TimeUnitOfFormat(code);
-    return parsed ? std::string(TimeUnitName(*parsed)) : std::string("unit '") + code + "'";
-  };
-  if (format == "e") return "halffloat";
   if (format == "vz") return "binary_view";
   if (format == "vu") return "string_view";
-  if (format == "tdm") return "date64[ms]";
-  if (format == "tts" || format == "ttm") return "time32[" + unit(format[2]) + "]";
-  if (format == "ttu" || format == "ttn") return "time64[" + unit(format[2]) + "]";
-  if (format.size() == 3 && format.substr(0, 2) == "tD") return "duration[" + unit(format[2]) + "]";
-  if (format == "tiM") return "month_interval";
-  if (format == "tiD") return "day_time_interval";
-  if (format == "tin") return "month_day_nano_interval";
   if (format == "+vl") return "list_view";
   if (format == "+vL") return "large_list_view";
   if (format.substr(0, 3) == "+w:") return "fixed_size_list[" + std::string(format.substr(3)) + "]";
@@ -226,20 +235,18 @@ Status ParseDecimalFormat(std::string_view format, const std::string& path, Type
     return Invalid(path, "ArrowSchema.format: expected \"d:precision,scale[,bit_width]\", found \"",
                    format, "\"");
   }
-  if (bit_width == 32 || bit_width == 64 || bit_width == 256) {
-    return NotImplemented(path, "ArrowSchema.format \"", format, "\" (decimal", bit_width, "(",
-                          precision, ", ", scale, ")) is not supported (only decimal128)");
-  }
-  if (bit_width != 128) {
+  if (bit_width != 32 && bit_width != 64 && bit_width != 128 && bit_width != 256) {
     return Invalid(path, "ArrowSchema.format \"", format,
                    "\": expected a decimal bit width of 32, 64, 128 or 256, found ", bit_width);
   }
-  // A 128-bit decimal holds at most 38 decimal digits.
-  if (precision < 1 || precision > 38) {
-    return Invalid(path, "ArrowSchema.format \"", format,
-                   "\": expected a decimal128 precision in [1, 38], found ", precision);
+  TypePtr decimal = DataType::Decimal(bit_width, precision, scale);
+  // decimal32 holds at most 9 digits, decimal64 18, decimal128 38, decimal256 76.
+  const int32_t max_precision = MaxDecimalPrecision(decimal->id());
+  if (precision < 1 || precision > max_precision) {
+    return Invalid(path, "ArrowSchema.format \"", format, "\": expected a decimal", bit_width,
+                   " precision in [1, ", max_precision, "], found ", precision);
   }
-  *type = DataType::Decimal128(precision, scale);
+  *type = std::move(decimal);
   return Status::OK();
 }
 
@@ -358,9 +365,9 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     return NotImplemented(path, "ArrowSchema.format \"", format, "\" (", name,
                           ") is not supported");
   }
-  if (format == "tdD") {
+  if (TypePtr temporal = ParseTemporalFormat(format)) {
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 0));
-    *type = DataType::Date32();
+    *type = std::move(temporal);
     return Status::OK();
   }
   if (format.size() >= 4 && format.substr(0, 2) == "ts" && format[3] == ':') {

@@ -41,7 +41,18 @@ std::string DataType::ToString() const {
       if (!timezone_.empty()) text << ", tz=" << timezone_;
       text << "]";
       break;
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+      text << "[" << TimeUnitName(time_unit_) << "]";
+      break;
+    case TypeId::kDate64:
+      text << "[ms]";
+      break;
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
     case TypeId::kDecimal128:
+    case TypeId::kDecimal256:
       text << "(" << precision_ << ", " << scale_ << ")";
       break;
     case TypeId::kFixedSizeBinary:
@@ -82,9 +93,14 @@ SLUICE_SIMPLE_TYPE(UInt8, kUInt8)
 SLUICE_SIMPLE_TYPE(UInt16, kUInt16)
 SLUICE_SIMPLE_TYPE(UInt32, kUInt32)
 SLUICE_SIMPLE_TYPE(UInt64, kUInt64)
+SLUICE_SIMPLE_TYPE(Float16, kFloat16)
 SLUICE_SIMPLE_TYPE(Float32, kFloat32)
 SLUICE_SIMPLE_TYPE(Float64, kFloat64)
 SLUICE_SIMPLE_TYPE(Date32, kDate32)
+SLUICE_SIMPLE_TYPE(Date64, kDate64)
+SLUICE_SIMPLE_TYPE(IntervalYearMonth, kIntervalYearMonth)
+SLUICE_SIMPLE_TYPE(IntervalDayTime, kIntervalDayTime)
+SLUICE_SIMPLE_TYPE(IntervalMonthDayNano, kIntervalMonthDayNano)
 SLUICE_SIMPLE_TYPE(Utf8, kUtf8)
 SLUICE_SIMPLE_TYPE(LargeUtf8, kLargeUtf8)
 SLUICE_SIMPLE_TYPE(Binary, kBinary)
@@ -98,11 +114,53 @@ TypePtr DataType::Timestamp(TimeUnit unit, std::string timezone) {
   return TypePtr(type);
 }
 
-TypePtr DataType::Decimal128(int32_t precision, int32_t scale) {
-  auto* type = new DataType(TypeId::kDecimal128);
+TypePtr DataType::WithTimeUnit(TypeId id, TimeUnit unit) {
+  auto* type = new DataType(id);
+  type->time_unit_ = unit;
+  return TypePtr(type);
+}
+
+TypePtr DataType::Time32(TimeUnit unit) {
+  return WithTimeUnit(TypeId::kTime32, unit);
+}
+TypePtr DataType::Time64(TimeUnit unit) {
+  return WithTimeUnit(TypeId::kTime64, unit);
+}
+TypePtr DataType::Duration(TimeUnit unit) {
+  return WithTimeUnit(TypeId::kDuration, unit);
+}
+
+TypePtr DataType::Decimal(int32_t bit_width, int32_t precision, int32_t scale) {
+  TypeId id = TypeId::kDecimal128;
+  switch (bit_width) {
+    case 32:
+      id = TypeId::kDecimal32;
+      break;
+    case 64:
+      id = TypeId::kDecimal64;
+      break;
+    case 256:
+      id = TypeId::kDecimal256;
+      break;
+    default:
+      break;
+  }
+  auto* type = new DataType(id);
   type->precision_ = precision;
   type->scale_ = scale;
   return TypePtr(type);
+}
+TypePtr DataType::Decimal32(int32_t precision, int32_t scale) {
+  return Decimal(32, precision, scale);
+}
+TypePtr DataType::Decimal64(int32_t precision, int32_t scale) {
+  return Decimal(64, precision, scale);
+}
+TypePtr DataType::Decimal128(int32_t precision, int32_t scale) {
+  return Decimal(128, precision, scale);
+}
+TypePtr DataType::Decimal256(int32_t precision, int32_t scale) {
+  return Decimal(256, precision, scale);
 }
 
 TypePtr DataType::FixedSizeBinary(int32_t byte_width) {
@@ -201,6 +259,28 @@ std::string_view TypeIdName(TypeId id) {
       return "struct";
     case TypeId::kMap:
       return "map";
+    case TypeId::kFloat16:
+      return "halffloat";
+    case TypeId::kDate64:
+      return "date64";
+    case TypeId::kTime32:
+      return "time32";
+    case TypeId::kTime64:
+      return "time64";
+    case TypeId::kDuration:
+      return "duration";
+    case TypeId::kIntervalYearMonth:
+      return "month_interval";
+    case TypeId::kIntervalDayTime:
+      return "day_time_interval";
+    case TypeId::kIntervalMonthDayNano:
+      return "month_day_nano_interval";
+    case TypeId::kDecimal32:
+      return "decimal32";
+    case TypeId::kDecimal64:
+      return "decimal64";
+    case TypeId::kDecimal256:
+      return "decimal256";
   }
   return "unknown";
 }
@@ -236,6 +316,17 @@ bool IsFixedWidth(TypeId id) {
     case TypeId::kTimestamp:
     case TypeId::kDecimal128:
     case TypeId::kFixedSizeBinary:
+    case TypeId::kFloat16:
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kIntervalDayTime:
+    case TypeId::kIntervalMonthDayNano:
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+    case TypeId::kDecimal256:
       return true;
     default:
       return false;
@@ -251,21 +342,53 @@ int64_t BitWidth(const DataType& type) {
       return 8;
     case TypeId::kInt16:
     case TypeId::kUInt16:
+    case TypeId::kFloat16:
       return 16;
     case TypeId::kInt32:
     case TypeId::kUInt32:
     case TypeId::kFloat32:
     case TypeId::kDate32:
+    case TypeId::kTime32:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kDecimal32:
       return 32;
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+    case TypeId::kIntervalDayTime:
+    case TypeId::kDecimal64:
       return 64;
     case TypeId::kDecimal128:
+    case TypeId::kIntervalMonthDayNano:
       return 128;
+    case TypeId::kDecimal256:
+      return 256;
     case TypeId::kFixedSizeBinary:
       return int64_t{type.byte_width()} * 8;
+    default:
+      return 0;
+  }
+}
+
+bool IsDecimal(TypeId id) {
+  return id == TypeId::kDecimal32 || id == TypeId::kDecimal64 || id == TypeId::kDecimal128 ||
+         id == TypeId::kDecimal256;
+}
+
+int32_t MaxDecimalPrecision(TypeId id) {
+  switch (id) {
+    case TypeId::kDecimal32:
+      return 9;
+    case TypeId::kDecimal64:
+      return 18;
+    case TypeId::kDecimal128:
+      return 38;
+    case TypeId::kDecimal256:
+      return 76;
     default:
       return 0;
   }

@@ -644,6 +644,28 @@ RowSelection SplitBySource(const uint32_t* sources, const uint32_t* rows, int64_
   return RowSelection{sources, rows, count, readable, stretches, stretch_count};
 }
 
+namespace {
+
+// Fixed-width values are gathered by their byte width alone, whatever their type.
+std::unique_ptr<ColumnGather> MakeFixedWidthGather(int64_t byte_width) {
+  switch (byte_width) {
+    case 1:
+      return std::make_unique<FixedWidthGather<1>>(1);
+    case 2:
+      return std::make_unique<FixedWidthGather<2>>(2);
+    case 4:
+      return std::make_unique<FixedWidthGather<4>>(4);
+    case 8:
+      return std::make_unique<FixedWidthGather<8>>(8);
+    case 16:
+      return std::make_unique<FixedWidthGather<16>>(16);
+    default:
+      return std::make_unique<FixedWidthGather<0>>(byte_width);
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
   switch (type.id()) {
     case TypeId::kNull:
@@ -652,24 +674,30 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
       return std::make_unique<BooleanGather>();
     case TypeId::kInt8:
     case TypeId::kUInt8:
-      return std::make_unique<FixedWidthGather<1>>(1);
     case TypeId::kInt16:
     case TypeId::kUInt16:
-      return std::make_unique<FixedWidthGather<2>>(2);
     case TypeId::kInt32:
     case TypeId::kUInt32:
-    case TypeId::kFloat32:
-    case TypeId::kDate32:
-      return std::make_unique<FixedWidthGather<4>>(4);
     case TypeId::kInt64:
     case TypeId::kUInt64:
+    case TypeId::kFloat16:
+    case TypeId::kFloat32:
     case TypeId::kFloat64:
+    case TypeId::kDate32:
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
     case TypeId::kTimestamp:
-      return std::make_unique<FixedWidthGather<8>>(8);
+    case TypeId::kDuration:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kIntervalDayTime:
+    case TypeId::kIntervalMonthDayNano:
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
     case TypeId::kDecimal128:
-      return std::make_unique<FixedWidthGather<16>>(16);
+    case TypeId::kDecimal256:
     case TypeId::kFixedSizeBinary:
-      return std::make_unique<FixedWidthGather<0>>(type.byte_width());
+      return MakeFixedWidthGather(BitWidth(type) / 8);
     case TypeId::kUtf8:
     case TypeId::kBinary:
       return std::make_unique<BinaryGather<int32_t>>();

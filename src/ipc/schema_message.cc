@@ -90,6 +90,33 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
       return {fb::Type::StructType, fb::CreateStructType(builder).Union()};
     case TypeId::kMap:
       return {fb::Type::MapType, fb::CreateMapType(builder, type.keys_sorted()).Union()};
+    case TypeId::kFloat16:
+      return {fb::Type::FloatType, fb::CreateFloatType(builder, fb::FloatPrecision::HALF).Union()};
+    case TypeId::kDate64:
+      return {fb::Type::DateType, fb::CreateDateType(builder, fb::DateUnit::MILLISECOND).Union()};
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+      return {fb::Type::TimeType, fb::CreateTimeType(builder, ToFlatbuffer(type.time_unit()),
+                                                     static_cast<int32_t>(BitWidth(type)))
+                                      .Union()};
+    case TypeId::kDuration:
+      return {fb::Type::DurationType,
+              fb::CreateDurationType(builder, ToFlatbuffer(type.time_unit())).Union()};
+    case TypeId::kIntervalYearMonth:
+      return {fb::Type::IntervalType,
+              fb::CreateIntervalType(builder, fb::IntervalUnit::YEAR_MONTH).Union()};
+    case TypeId::kIntervalDayTime:
+      return {fb::Type::IntervalType,
+              fb::CreateIntervalType(builder, fb::IntervalUnit::DAY_TIME).Union()};
+    case TypeId::kIntervalMonthDayNano:
+      return {fb::Type::IntervalType,
+              fb::CreateIntervalType(builder, fb::IntervalUnit::MONTH_DAY_NANO).Union()};
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+    case TypeId::kDecimal256:
+      return {fb::Type::DecimalType, fb::CreateDecimalType(builder, type.precision(), type.scale(),
+                                                           static_cast<int32_t>(BitWidth(type)))
+                                         .Union()};
   }
   return {fb::Type::NullType, fb::CreateNullType(builder).Union()};
 }
@@ -217,38 +244,9 @@ KeyValueMetadata MetadataFromFlatbuffer(
 }
 
 // Arrow C++'s name (as pyarrow prints it) of a type Sluice does not carry, from the field's type
-// table: "time64[ns]", "halffloat", "month_day_nano_interval", "fixed_size_list[3]"...
+// table: "fixed_size_list[3]", "string_view", "dense_union"...
 std::string UnsupportedTypeName(const fb::Field& field) {
-  auto unit_name = [](fb::TimeUnit unit) {
-    const Result<TimeUnit> known = TimeUnitFromFlatbuffer(unit, "");
-    return known.ok() ? std::string(TimeUnitName(*known))
-                      : "unit " + std::to_string(static_cast<int>(unit));
-  };
   switch (field.type_type()) {
-    case fb::Type::FloatType:
-      return "halffloat";
-    case fb::Type::DateType:
-      return "date64[ms]";
-    case fb::Type::DecimalType:
-      return "decimal" + std::to_string(field.type_as_DecimalType()->bit_width()) + "(" +
-             std::to_string(field.type_as_DecimalType()->precision()) + ", " +
-             std::to_string(field.type_as_DecimalType()->scale()) + ")";
-    case fb::Type::TimeType: {
-      const fb::TimeType* time = field.type_as_TimeType();
-      return "time" + std::to_string(time->bit_width()) + "[" + unit_name(time->unit()) + "]";
-    }
-    case fb::Type::DurationType:
-      return "duration[" + unit_name(field.type_as_DurationType()->unit()) + "]";
-    case fb::Type::IntervalType:
-      switch (field.type_as_IntervalType()->unit()) {
-        case fb::IntervalUnit::YEAR_MONTH:
-          return "month_interval";
-        case fb::IntervalUnit::DAY_TIME:
-          return "day_time_interval";
-        case fb::IntervalUnit::MONTH_DAY_NANO:
-          return "month_day_nano_interval";
-      }
-      return "interval";
     case fb::Type::FixedSizeListType:
       return "fixed_size_list[" + std::to_string(field.type_as_FixedSizeListType()->list_size()) +
              "]";
@@ -326,6 +324,9 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     }
     case fb::Type::FloatType:
       switch (field->type_as_FloatType()->precision()) {
+        case fb::FloatPrecision::HALF:
+          type = DataType::Float16();
+          break;
         case fb::FloatPrecision::SINGLE:
           type = DataType::Float32();
           break;
@@ -333,14 +334,59 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
           type = DataType::Float64();
           break;
         default:
-          return Unsupported(*field, path);
+          return Status::Corrupt("field '", path, "': unknown floating point precision ",
+                                 static_cast<int>(field->type_as_FloatType()->precision()));
       }
       break;
     case fb::Type::DateType:
-      if (field->type_as_DateType()->unit() != fb::DateUnit::DAY) {
-        return Unsupported(*field, path);
+      switch (field->type_as_DateType()->unit()) {
+        case fb::DateUnit::DAY:
+          type = DataType::Date32();
+          break;
+        case fb::DateUnit::MILLISECOND:
+          type = DataType::Date64();
+          break;
+        default:
+          return Status::Corrupt("field '", path, "': unknown date unit ",
+                                 static_cast<int>(field->type_as_DateType()->unit()));
       }
-      type = DataType::Date32();
+      break;
+    case fb::Type::TimeType: {
+      const fb::TimeType* time = field->type_as_TimeType();
+      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit, TimeUnitFromFlatbuffer(time->unit(), path));
+      const bool seconds_or_millis = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
+      if (time->bit_width() == 32 && seconds_or_millis) {
+        type = DataType::Time32(unit);
+      } else if (time->bit_width() == 64 && !seconds_or_millis) {
+        type = DataType::Time64(unit);
+      } else {
+        return Status::Corrupt("field '", path, "': time of ", time->bit_width(), " bits in ",
+                               TimeUnitName(unit),
+                               " (Arrow's times are time32[s|ms] and time64[us|ns])");
+      }
+      break;
+    }
+    case fb::Type::DurationType: {
+      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit,
+                             TimeUnitFromFlatbuffer(field->type_as_DurationType()->unit(), path));
+      type = DataType::Duration(unit);
+      break;
+    }
+    case fb::Type::IntervalType:
+      switch (field->type_as_IntervalType()->unit()) {
+        case fb::IntervalUnit::YEAR_MONTH:
+          type = DataType::IntervalYearMonth();
+          break;
+        case fb::IntervalUnit::DAY_TIME:
+          type = DataType::IntervalDayTime();
+          break;
+        case fb::IntervalUnit::MONTH_DAY_NANO:
+          type = DataType::IntervalMonthDayNano();
+          break;
+        default:
+          return Status::Corrupt("field '", path, "': unknown interval unit ",
+                                 static_cast<int>(field->type_as_IntervalType()->unit()));
+      }
       break;
     case fb::Type::TimestampType: {
       const fb::TimestampType* timestamp = field->type_as_TimestampType();
@@ -351,15 +397,18 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     }
     case fb::Type::DecimalType: {
       const fb::DecimalType* decimal = field->type_as_DecimalType();
-      if (decimal->bit_width() != 128) {
-        return Unsupported(*field, path);
+      const int32_t bits = decimal->bit_width();
+      if (bits != 32 && bits != 64 && bits != 128 && bits != 256) {
+        return Status::Corrupt("field '", path, "': decimal bit width ", bits,
+                               " is not 32, 64, 128 or 256");
       }
-      if (decimal->precision() < 1 || decimal->precision() > 38 || decimal->scale() > 38 ||
-          decimal->scale() < -38) {
-        return Status::Corrupt("field '", path, "': decimal128 precision ", decimal->precision(),
-                               " scale ", decimal->scale(), " is out of range");
+      type = DataType::Decimal(bits, decimal->precision(), decimal->scale());
+      const int32_t max_precision = MaxDecimalPrecision(type->id());
+      if (decimal->precision() < 1 || decimal->precision() > max_precision ||
+          decimal->scale() > max_precision || decimal->scale() < -max_precision) {
+        return Status::Corrupt("field '", path, "': ", type->ToString(),
+                               " is out of range (precision 1 to ", max_precision, ")");
       }
-      type = DataType::Decimal128(decimal->precision(), decimal->scale());
       break;
     }
     case fb::Type::Utf8Type:

@@ -11,6 +11,7 @@
 #include "partition/column_hash_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/check.h"
+#include "sluice/base/half_float.h"
 #include "sluice/partition/spark_hash.h"
 
 namespace sluice {
@@ -151,6 +152,43 @@ typename Hash::State HashStringBytes(const uint8_t* data, int64_t length,
   }
 }
 
+// Hashes a two's-complement 256-bit value (32 little-endian bytes) as Spark hashes a
+// BigInteger's toByteArray(), as HashBigIntegerBytes does for 128 bits (equal where both apply).
+template <typename Hash>
+typename Hash::State HashBigIntegerBytes256(const uint8_t* slot, typename Hash::State seed) {
+  uint8_t big_endian[32];
+  for (int i = 0; i < 32; ++i) big_endian[i] = slot[31 - i];
+  const uint8_t sign_byte = (big_endian[0] & 0x80) != 0 ? 0xff : 0x00;
+  // Drop leading sign bytes while the next byte still carries the sign bit.
+  int first = 0;
+  while (first < 31 && big_endian[first] == sign_byte &&
+         ((big_endian[first + 1] ^ sign_byte) & 0x80) == 0) {
+    ++first;
+  }
+  return Hash::HashBytes(big_endian + first, 32 - first, seed);
+}
+
+// Converts a count of `unit` to the unit `per_second` ticks a second counts, as Java's long
+// arithmetic does: multiplying wraps, dividing truncates toward zero.
+inline int64_t ConvertTicks(int64_t value, TimeUnit unit, int64_t per_second) {
+  static constexpr int64_t kPerSecond[] = {1, 1'000, 1'000'000, 1'000'000'000};
+  const int64_t from = kPerSecond[static_cast<int>(unit)];
+  if (from <= per_second) {
+    return static_cast<int64_t>(static_cast<uint64_t>(value) *
+                                static_cast<uint64_t>(per_second / from));
+  }
+  return value / (from / per_second);
+}
+
+constexpr int64_t kMillisPerDay = 86'400'000;
+constexpr int64_t kMicrosPerMilli = 1'000;
+constexpr int64_t kMicrosPerDay = kMillisPerDay * kMicrosPerMilli;
+
+inline int32_t FloorDays(int64_t millis) {
+  const int64_t days = millis / kMillisPerDay;
+  return static_cast<int32_t>(days - ((millis % kMillisPerDay) < 0 ? 1 : 0));
+}
+
 inline unsigned __int128 LoadDecimal128(const uint8_t* slot) {
   const uint64_t low = bits::LoadUnaligned<uint64_t>(slot);
   const uint64_t high = bits::LoadUnaligned<uint64_t>(slot + 8);
@@ -276,6 +314,80 @@ class ColumnHasher {
         return UpdateList<int32_t>(array, rows, states);
       case TypeId::kLargeList:
         return UpdateList<int64_t>(array, rows, states);
+      // Types Spark has, hashed as Spark hashes the value it reads them as; the rest as the
+      // Spark type of the same values (README, "Types and how they are partitioned").
+      case TypeId::kFloat16: {
+        const auto* typed = reinterpret_cast<const uint16_t*>(values);
+        return fixed([typed](int64_t i, State seed) {
+          return Hash::HashInt(FloatBitsForHash(HalfToFloat(typed[i])), seed);
+        });
+      }
+      case TypeId::kDate64: {
+        // The day it falls on, as date32 (Spark's DateType) hashes it.
+        const auto* typed = reinterpret_cast<const int64_t*>(values);
+        return fixed(
+            [typed](int64_t i, State seed) { return Hash::HashInt(FloorDays(typed[i]), seed); });
+      }
+      case TypeId::kTime32: {
+        // Spark's TimeType: nanoseconds since midnight, a long.
+        const auto* typed = reinterpret_cast<const int32_t*>(values);
+        const TimeUnit unit = array.type->time_unit();
+        return fixed([typed, unit](int64_t i, State seed) {
+          return Hash::HashLong(ConvertTicks(typed[i], unit, 1'000'000'000), seed);
+        });
+      }
+      case TypeId::kTime64: {
+        const auto* typed = reinterpret_cast<const int64_t*>(values);
+        const TimeUnit unit = array.type->time_unit();
+        return fixed([typed, unit](int64_t i, State seed) {
+          return Hash::HashLong(ConvertTicks(typed[i], unit, 1'000'000'000), seed);
+        });
+      }
+      case TypeId::kDuration: {
+        // Spark's DayTimeIntervalType: microseconds, a long.
+        const auto* typed = reinterpret_cast<const int64_t*>(values);
+        const TimeUnit unit = array.type->time_unit();
+        return fixed([typed, unit](int64_t i, State seed) {
+          return Hash::HashLong(ConvertTicks(typed[i], unit, 1'000'000), seed);
+        });
+      }
+      case TypeId::kIntervalYearMonth:
+        // Spark's YearMonthIntervalType: months, an int.
+        return UpdateInts<int32_t, kFromSeed, kWide>(array, rows, states);
+      case TypeId::kIntervalDayTime:
+        // As the DayTimeIntervalType of the same length: days and milliseconds in microseconds.
+        return fixed([values](int64_t i, State seed) {
+          const auto days = bits::LoadUnaligned<int32_t>(values + 8 * i);
+          const auto millis = bits::LoadUnaligned<int32_t>(values + 8 * i + 4);
+          return Hash::HashLong(days * kMicrosPerDay + millis * kMicrosPerMilli, seed);
+        });
+      case TypeId::kIntervalMonthDayNano:
+        // Spark's CalendarInterval, as Spark reads it from Arrow (nanoseconds / 1000): the
+        // microseconds, then the days, then the months.
+        return fixed([values](int64_t i, State seed) {
+          const auto months = bits::LoadUnaligned<int32_t>(values + 16 * i);
+          const auto days = bits::LoadUnaligned<int32_t>(values + 16 * i + 4);
+          const auto nanos = bits::LoadUnaligned<int64_t>(values + 16 * i + 8);
+          return Hash::HashInt(months, Hash::HashInt(days, Hash::HashLong(nanos / 1000, seed)));
+        });
+      case TypeId::kDecimal32: {
+        // Spark hashes a decimal of at most 18 digits as its unscaled long.
+        const auto* typed = reinterpret_cast<const int32_t*>(values);
+        return fixed([typed](int64_t i, State seed) { return Hash::HashLong(typed[i], seed); });
+      }
+      case TypeId::kDecimal64: {
+        const auto* typed = reinterpret_cast<const int64_t*>(values);
+        return fixed([typed](int64_t i, State seed) { return Hash::HashLong(typed[i], seed); });
+      }
+      case TypeId::kDecimal256:
+        if (array.type->precision() <= 18) {
+          return fixed([values](int64_t i, State seed) {
+            return Hash::HashLong(bits::LoadUnaligned<int64_t>(values + 32 * i), seed);
+          });
+        }
+        return fixed([values](int64_t i, State seed) {
+          return HashBigIntegerBytes256<Hash>(values + 32 * i, seed);
+        });
     }
   }
 
@@ -288,6 +400,17 @@ class ColumnHasher {
       case TypeId::kFloat32:
       case TypeId::kFloat64:
       case TypeId::kDecimal128:
+      case TypeId::kFloat16:
+      case TypeId::kDate64:
+      case TypeId::kTime32:
+      case TypeId::kTime64:
+      case TypeId::kDuration:
+      case TypeId::kIntervalYearMonth:
+      case TypeId::kIntervalDayTime:
+      case TypeId::kIntervalMonthDayNano:
+      case TypeId::kDecimal32:
+      case TypeId::kDecimal64:
+      case TypeId::kDecimal256:
         return true;
       default:
         return HashedAsInteger(id);

@@ -16,6 +16,7 @@
 // strings and binaries compare as unsigned bytes, shorter prefix first (UTF8String.compareTo).
 // Nulls sort first or last within each range, independent of the direction.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
 #include <string_view>
@@ -25,6 +26,7 @@
 #include "partition/partitioner_internal.h"
 #include "partition/row_prefetch_internal.h"
 #include "sluice/base/bit_ops.h"
+#include "sluice/base/half_float.h"
 
 namespace sluice::internal {
 
@@ -95,6 +97,46 @@ struct Decimal128Reader {
   }
   const uint8_t* values;
   unsigned __int128 invert;
+};
+
+// Half floats, in the order of the floats they widen to.
+struct HalfFloatReader {
+  HalfFloatReader(const ArrayData& array, bool descending)
+      : values(reinterpret_cast<const uint16_t*>(array.buffers[1].data)),
+        invert(descending ? ~uint64_t{0} : 0) {}
+  uint64_t operator()(int64_t i) const { return OrderedBits(HalfToFloat(values[i])) ^ invert; }
+  const uint16_t* values;
+  uint64_t invert;
+};
+
+// day_time intervals, by their length in milliseconds (a day taken as 86,400 seconds, as the
+// hash partitioner takes it).
+struct DayTimeIntervalReader {
+  DayTimeIntervalReader(const ArrayData& array, bool descending)
+      : values(array.buffers[1].data), invert(descending ? ~uint64_t{0} : 0) {}
+  uint64_t operator()(int64_t i) const {
+    const int64_t days = bits::LoadUnaligned<int32_t>(values + 8 * i);
+    const int64_t millis = bits::LoadUnaligned<int32_t>(values + 8 * i + 4);
+    return OrderedBits(days * 86'400'000 + millis) ^ invert;
+  }
+  const uint8_t* values;
+  uint64_t invert;
+};
+
+// 256-bit decimals as four 64-bit words, most significant first with its sign bit flipped, so
+// that the words compare lexicographically as the values do.
+struct Decimal256Reader {
+  Decimal256Reader(const ArrayData& array, bool descending)
+      : values(array.buffers[1].data), invert(descending ? ~uint64_t{0} : 0) {}
+  std::array<uint64_t, 4> operator()(int64_t i) const {
+    const uint8_t* slot = values + 32 * i;
+    return {bits::LoadUnaligned<uint64_t>(slot + 24) ^ (uint64_t{1} << 63) ^ invert,
+            bits::LoadUnaligned<uint64_t>(slot + 16) ^ invert,
+            bits::LoadUnaligned<uint64_t>(slot + 8) ^ invert,
+            bits::LoadUnaligned<uint64_t>(slot) ^ invert};
+  }
+  const uint8_t* values;
+  uint64_t invert;
 };
 
 // Binary-like values; the direction is applied by the comparison instead.
@@ -382,10 +424,23 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
       return MakeTypedKey<NumberReader<int16_t>>(bounds, order, linear);
     case TypeId::kInt32:
     case TypeId::kDate32:
+    case TypeId::kTime32:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kDecimal32:
       return MakeTypedKey<NumberReader<int32_t>>(bounds, order, linear);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+    case TypeId::kDecimal64:
       return MakeTypedKey<NumberReader<int64_t>>(bounds, order, linear);
+    case TypeId::kFloat16:
+      return MakeTypedKey<HalfFloatReader>(bounds, order, linear);
+    case TypeId::kIntervalDayTime:
+      return MakeTypedKey<DayTimeIntervalReader>(bounds, order, linear);
+    case TypeId::kDecimal256:
+      return MakeTypedKey<Decimal256Reader>(bounds, order, linear);
     case TypeId::kUInt8:
       return MakeTypedKey<NumberReader<uint8_t>>(bounds, order, linear);
     case TypeId::kUInt16:
@@ -408,6 +463,9 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
       return MakeBytesKey<BytesReader<int64_t>>(bounds, order, linear);
     case TypeId::kFixedSizeBinary:
       return MakeBytesKey<FixedBytesReader>(bounds, order, linear);
+    case TypeId::kIntervalMonthDayNano:
+      // Months, days and nanoseconds have no one order (a month is not a number of days), as
+      // Spark's CalendarInterval has none.
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kStruct:
@@ -417,7 +475,8 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
   return Status::NotImplemented("range partitioning on key column ", column_index, " of type ",
                                 bounds.type->ToString(),
                                 " is not supported: only flat types (booleans, integers, floats, "
-                                "dates, timestamps, decimals, strings, binaries) can be compared");
+                                "dates, times, timestamps, durations, year-month and day-time "
+                                "intervals, decimals, strings, binaries) can be compared");
 }
 
 class RangePartitioner final : public Partitioner {

@@ -374,8 +374,7 @@ Status MapOutputFiles::Commit(const MapOutputLayout& output) {
     SLUICE_RETURN_NOT_OK(WriteChecksumFile(checksum_temporary, output.checksums, options_.sync));
   }
   if (!options_.write_in_place) {
-    SLUICE_RETURN_NOT_OK(
-        CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
+    SLUICE_RETURN_NOT_OK(CommitRename(data_file_->path(), options_.data_path, options_.overwrite));
   }
   data_file_->Keep();
   committed_paths_.push_back(&options_.data_path);

@@ -151,8 +151,7 @@ TEST(CDataImportTest, RejectsUnknownFormatString) {
 }
 
 TEST(CDataImportTest, RejectsUnsupportedFormatsAsNotImplemented) {
-  for (const char* format : {"+w:2", "vu", "vz", "+ud:0,1", "+us:0", "tdm", "tDs", "tts", "e",
-                             "tiM", "+r", "+vl", "d:40,2,256", "d:9,2,32"}) {
+  for (const char* format : {"+w:2", "vu", "vz", "+ud:0,1", "+us:0", "+r", "+vl", "+vL"}) {
     CDataFactory factory;
     std::vector<SchemaNode*> children;
     if (format[0] == '+') children.push_back(factory.Schema("i", "child"));
@@ -163,9 +162,39 @@ TEST(CDataImportTest, RejectsUnsupportedFormatsAsNotImplemented) {
   }
 }
 
+TEST(CDataImportTest, ImportsEveryTemporalHalfFloatAndDecimalFormat) {
+  const std::vector<std::pair<const char*, TypePtr>> cases = {
+      {"e", DataType::Float16()},
+      {"tdD", DataType::Date32()},
+      {"tdm", DataType::Date64()},
+      {"tts", DataType::Time32(TimeUnit::kSecond)},
+      {"ttm", DataType::Time32(TimeUnit::kMilli)},
+      {"ttu", DataType::Time64(TimeUnit::kMicro)},
+      {"ttn", DataType::Time64(TimeUnit::kNano)},
+      {"tDs", DataType::Duration(TimeUnit::kSecond)},
+      {"tDn", DataType::Duration(TimeUnit::kNano)},
+      {"tiM", DataType::IntervalYearMonth()},
+      {"tiD", DataType::IntervalDayTime()},
+      {"tin", DataType::IntervalMonthDayNano()},
+      {"d:9,2,32", DataType::Decimal32(9, 2)},
+      {"d:18,-3,64", DataType::Decimal64(18, -3)},
+      {"d:38,10", DataType::Decimal128(38, 10)},
+      {"d:76,40,256", DataType::Decimal256(76, 40)},
+  };
+  for (const auto& [format, type] : cases) {
+    CDataFactory factory;
+    SchemaNode* root = factory.Schema("+s", "", 0, {factory.Schema(format, "col")});
+    auto schema = ImportSchema(&root->schema);
+    ASSERT_TRUE(schema.ok()) << format << ": " << schema.status().ToString();
+    EXPECT_TRUE((*schema)->field(0).type->Equals(*type))
+        << format << " gave " << (*schema)->field(0).type->ToString();
+  }
+}
+
 TEST(CDataImportTest, RejectsMalformedParameterizedFormats) {
-  for (const char* format : {"d:10", "d:10,2,7", "d:0,0", "d:39,1", "d:x,1", "d:1,2,128,4",
-                             "w:", "w:-1", "tsx:", "ts", ""}) {
+  for (const char* format :
+       {"d:10", "d:10,2,7", "d:0,0", "d:39,1", "d:x,1", "d:1,2,128,4", "d:10,2,32", "d:19,2,64",
+        "d:77,2,256", "w:", "w:-1", "tsx:", "ts", "ttx", "tDx", "tix", "td", ""}) {
     CDataFactory factory;
     SchemaNode* root = factory.Schema("+s", "", 0, {factory.Schema(format, "p")});
     Status status = ImportSchema(&root->schema).status();

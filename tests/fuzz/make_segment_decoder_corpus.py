@@ -38,6 +38,17 @@ TABLES = {
         "bin": pa.array([b"\x00", None, b"\xff\xfe"], pa.large_binary()),
     }),
     "empty": pa.table({"a": pa.array([], pa.int32()), "s": pa.array([], pa.string())}),
+    # Halffloat, date64, times, durations, intervals and decimals of every width.
+    "temporal": pa.table({
+        "h": pa.array([1.5, None, -0.0], pa.float16()), "d": pa.array([0, 86400000, None], pa.date64()),
+        "t32": pa.array([1, None, 86399], pa.time32("s")), "t64": pa.array([None, 5, 7], pa.time64("ns")),
+        "du": pa.array([-1, 0, None], pa.duration("us")),
+        "i": pa.array([pa.MonthDayNano([1, 2, 3]), None, pa.MonthDayNano([-1, 0, 5])], pa.month_day_nano_interval()),
+    }),
+    "decimals": pa.table({
+        "d32": pa.array([1, None, -99999], pa.decimal32(7, 2)), "d64": pa.array([None, 5, 7], pa.decimal64(15, 3)),
+        "d256": pa.array([10**45, None, -(10**50)], pa.decimal256(60, 0)),
+    }),
     # Field metadata at several levels, an extension type among it (custom_metadata tables).
     "metadata": pa.table({
         "id": pa.ExtensionArray.from_storage(pa.uuid(), pa.array([b"0123456789abcdef", None], pa.binary(16))),

@@ -31,6 +31,19 @@ LEAF_TYPES = [
     pa.binary(),
     pa.large_binary(),
     pa.binary(5),
+    pa.float16(),
+    pa.date64(),
+    pa.time32("s"),
+    pa.time32("ms"),
+    pa.time64("us"),
+    pa.time64("ns"),
+    pa.duration("s"),
+    pa.duration("ns"),
+    pa.month_day_nano_interval(),
+    pa.decimal32(7, 2),
+    pa.decimal64(15, 3),
+    pa.decimal256(10, 0),
+    pa.decimal256(50, 5),
 ]
 
 
@@ -66,10 +79,21 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
         if pa.types.is_signed_integer(data_type):
             return rng.randint(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
         return rng.randint(0, (1 << bits) - 1)
+    if pa.types.is_float16(data_type):
+        import numpy
+        return numpy.float16(rng.choice([0.0, -0.0, float("inf"), rng.uniform(-6e4, 6e4), rng.uniform(-1, 1)]))
     if pa.types.is_floating(data_type):
         return rng.choice([0.0, -0.0, float("inf"), rng.uniform(-1e6, 1e6), rng.uniform(-1, 1)])
-    if pa.types.is_date32(data_type):
+    if pa.types.is_date32(data_type) or pa.types.is_date64(data_type):
         return datetime.date(1970, 1, 1) + datetime.timedelta(days=rng.randint(-20000, 20000))
+    if pa.types.is_time(data_type):
+        per_day = {"s": 86400, "ms": 86400 * 10**3, "us": 86400 * 10**6, "ns": 86400 * 10**9}
+        return rng.randint(0, per_day[data_type.unit] - 1)
+    if pa.types.is_duration(data_type):
+        return rng.randint(-(10**12), 10**12)
+    if pa.types.is_interval(data_type):
+        return pa.MonthDayNano([rng.randint(-1000, 1000), rng.randint(-1000, 1000),
+                                rng.randint(-(10**15), 10**15)])
     if pa.types.is_timestamp(data_type):
         return rng.randint(-(10**12), 10**12)
     if pa.types.is_decimal(data_type):

@@ -166,8 +166,15 @@ TEST_P(CompactSegmentTest, DamageIsCorruptNamingTheSourceAndByte) {
     return status;
   };
   ASSERT_TRUE(decode(segment.data(), segment.size()).ok());
+  auto extent = MeasureCompactSegment(segment.data(), segment.size());
+  ASSERT_TRUE(extent.ok()) << extent.status().ToString();
   for (int64_t size = 4; size < segment.size(); size += 7) {
     Status truncated = decode(segment.data(), size);
+    if (size == extent->frame.compressed_size) {
+      // Cut exactly after the frame: only the alignment padding is gone, the rows are whole.
+      EXPECT_TRUE(truncated.ok()) << truncated.ToString();
+      continue;
+    }
     ASSERT_FALSE(truncated.ok()) << "cut to " << size << " bytes";
     EXPECT_EQ(truncated.code(), StatusCode::kCorrupt);
     EXPECT_EQ(truncated.message().rfind("partition 3: byte ", 0), 0u) << truncated.message();

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -41,6 +44,35 @@ std::vector<uint8_t> BigIntegerToByteArray(__int128 value) {
     bytes.erase(bytes.begin());
   }
   return bytes;
+}
+
+// The same for a 256-bit value given as 32 little-endian bytes.
+std::vector<uint8_t> BigIntegerToByteArray256(const uint8_t* little_endian) {
+  std::vector<uint8_t> bytes(little_endian, little_endian + 32);
+  std::reverse(bytes.begin(), bytes.end());
+  while (bytes.size() > 1 && ((bytes[0] == 0x00 && (bytes[1] & 0x80) == 0) ||
+                              (bytes[0] == 0xff && (bytes[1] & 0x80) != 0))) {
+    bytes.erase(bytes.begin());
+  }
+  return bytes;
+}
+
+// A count of `unit` as a std::chrono duration, converted to `To` as Java's long arithmetic does
+// for the values the tests make (no overflow): duration_cast truncates toward zero.
+template <typename To>
+int64_t ConvertUnit(int64_t value, TimeUnit unit) {
+  using namespace std::chrono;
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return duration_cast<To>(seconds{value}).count();
+    case TimeUnit::kMilli:
+      return duration_cast<To>(milliseconds{value}).count();
+    case TimeUnit::kMicro:
+      return duration_cast<To>(microseconds{value}).count();
+    case TimeUnit::kNano:
+      return duration_cast<To>(nanoseconds{value}).count();
+  }
+  return 0;
 }
 
 template <typename Hash>
@@ -137,6 +169,58 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
     case TypeId::kStruct:
       for (const ArrayData& child : array.children) seed = ReferenceHash<Hash>(child, row, seed);
       return seed;
+    // Spark's own types, hashed as Spark hashes them; the others as the Spark type of the same
+    // values.
+    case TypeId::kFloat16: {
+      const float v = static_cast<float>(value(_Float16{}));
+      if (v == 0.0f) return Hash::HashInt(0, seed);
+      if (std::isnan(v)) return Hash::HashInt(0x7fc00000, seed);
+      return Hash::HashInt(std::bit_cast<int32_t>(v), seed);
+    }
+    case TypeId::kDate64: {
+      const auto day =
+          std::chrono::floor<std::chrono::days>(std::chrono::milliseconds{value(int64_t{})});
+      return Hash::HashInt(static_cast<int32_t>(day.count()), seed);
+    }
+    case TypeId::kTime32:
+      return Hash::HashLong(
+          ConvertUnit<std::chrono::nanoseconds>(value(int32_t{}), array.type->time_unit()), seed);
+    case TypeId::kTime64:
+      return Hash::HashLong(
+          ConvertUnit<std::chrono::nanoseconds>(value(int64_t{}), array.type->time_unit()), seed);
+    case TypeId::kDuration:
+      return Hash::HashLong(
+          ConvertUnit<std::chrono::microseconds>(value(int64_t{}), array.type->time_unit()), seed);
+    case TypeId::kIntervalYearMonth:
+      return Hash::HashInt(value(int32_t{}), seed);
+    case TypeId::kIntervalDayTime: {
+      int32_t parts[2];
+      std::memcpy(parts, data + i * 8, 8);
+      const auto length = std::chrono::days{parts[0]} + std::chrono::milliseconds{parts[1]};
+      return Hash::HashLong(std::chrono::duration_cast<std::chrono::microseconds>(length).count(),
+                            seed);
+    }
+    case TypeId::kIntervalMonthDayNano: {
+      int32_t months_days[2];
+      int64_t nanos;
+      std::memcpy(months_days, data + i * 16, 8);
+      std::memcpy(&nanos, data + i * 16 + 8, 8);
+      // CalendarInterval.hashCode order in Spark's hash: microseconds, days, months.
+      seed = Hash::HashLong(nanos / 1000, seed);
+      seed = Hash::HashInt(months_days[1], seed);
+      return Hash::HashInt(months_days[0], seed);
+    }
+    case TypeId::kDecimal32:
+      return Hash::HashLong(value(int32_t{}), seed);
+    case TypeId::kDecimal64:
+      return Hash::HashLong(value(int64_t{}), seed);
+    case TypeId::kDecimal256:
+      if (array.type->precision() <= 18) {
+        int64_t low;
+        std::memcpy(&low, data + i * 32, 8);
+        return Hash::HashLong(low, seed);
+      }
+      return HashByteVector<Hash>(BigIntegerToByteArray256(data + i * 32), seed);
   }
   ADD_FAILURE() << "unhandled type " << array.type->ToString();
   return seed;
@@ -708,6 +792,94 @@ void CheckBatchAgainstReference(const RecordBatch& batch, const std::string& lab
           << label << " row " << row << " partitions " << partitions;
     }
   }
+}
+
+// Spark 4.1.1's hash() (seed 42) of its time, interval and calendar interval values, from
+// pyspark: hash(time'12:34:56'), hash(interval '3' month), hash(interval '1 02:03:04.5' day to
+// second), hash(make_interval(0, 3, 0, 5, 0, 0, 1.5)). Each Arrow type that Spark reads as one
+// of them, in every unit, hashes to the same value.
+TEST(ColumnHashTest, SparkVectorsForTimesAndIntervals) {
+  BatchMaker maker({MakeField("t64ns", DataType::Time64(TimeUnit::kNano)),
+                    MakeField("t64us", DataType::Time64(TimeUnit::kMicro)),
+                    MakeField("t32ms", DataType::Time32(TimeUnit::kMilli)),
+                    MakeField("t32s", DataType::Time32(TimeUnit::kSecond)),
+                    MakeField("ym", DataType::IntervalYearMonth()),
+                    MakeField("dus", DataType::Duration(TimeUnit::kMicro)),
+                    MakeField("dms", DataType::Duration(TimeUnit::kMilli)),
+                    MakeField("dns", DataType::Duration(TimeUnit::kNano)),
+                    MakeField("daytime", DataType::IntervalDayTime()),
+                    MakeField("mdn", DataType::IntervalMonthDayNano())});
+  maker[0].Append<int64_t>(45'296'000'000'000);
+  maker[1].Append<int64_t>(45'296'000'000);
+  maker[2].Append<int32_t>(45'296'000);
+  maker[3].Append<int32_t>(45'296);
+  maker[4].Append<int32_t>(3);
+  maker[5].Append<int64_t>(93'784'500'000);
+  maker[6].Append<int64_t>(93'784'500);
+  maker[7].Append<int64_t>(93'784'500'000'000);
+  const int32_t day_time[2] = {1, 7'384'500};  // 1 day 02:03:04.5
+  maker[8].AppendBytes(day_time, 8);
+  uint8_t month_day_nano[16];
+  const int32_t months = 3;
+  const int32_t days = 5;
+  const int64_t nanos = 1'500'000'000;
+  std::memcpy(month_day_nano, &months, 4);
+  std::memcpy(month_day_nano + 4, &days, 4);
+  std::memcpy(month_day_nano + 8, &nanos, 8);
+  maker[9].AppendBytes(month_day_nano, 16);
+  const RecordBatch batch = maker.Finish();
+  for (int column : {0, 1, 2, 3}) {
+    EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {column})[0]), 1670312766) << column;
+  }
+  EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {4})[0]), -1823081949);
+  for (int column : {5, 6, 7, 8}) {
+    EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {column})[0]), 1326975016) << column;
+  }
+  EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {9})[0]), -2107502119);
+}
+
+// One value in several physical encodings lands in the same partition: decimals of every width
+// (at the same precision), a half float and the float it widens to, date64 of a whole day and
+// date32.
+TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
+  for (const int64_t unscaled : {int64_t{0}, int64_t{-1}, int64_t{123456789}, int64_t{-99999}}) {
+    std::vector<Field> fields;
+    for (const int bits : {32, 64, 128, 256}) {
+      fields.push_back(MakeField("d" + std::to_string(bits), DataType::Decimal(bits, 9, 2)));
+    }
+    BatchMaker maker(fields);
+    for (size_t c = 0; c < fields.size(); ++c) {
+      uint8_t bytes[32];
+      std::memset(bytes, unscaled < 0 ? 0xff : 0, sizeof(bytes));
+      std::memcpy(bytes, &unscaled, 8);
+      maker[c].AppendBytes(bytes, BitWidth(*fields[c].type) / 8);
+    }
+    const RecordBatch batch = maker.Finish();
+    const uint32_t expected = MurmurOf(batch, {2})[0];
+    for (int c : {0, 1, 3}) EXPECT_EQ(MurmurOf(batch, {c})[0], expected) << c << " " << unscaled;
+  }
+  // decimal256 above 38 digits: the minimal bytes of a value too large for 128 bits.
+  BatchMaker wide({MakeField("d", DataType::Decimal256(60, 0))});
+  uint8_t big[32] = {};
+  big[20] = 0x01;  // 2^160
+  wide[0].AppendBytes(big, 32);
+  std::vector<uint8_t> expected_bytes(21, 0);
+  expected_bytes[0] = 0x01;
+  EXPECT_EQ(MurmurOf(wide.Finish())[0], Murmur::HashBytes(expected_bytes.data(), 21, kSeed));
+
+  BatchMaker floats({MakeField("h", DataType::Float16()), MakeField("f", DataType::Float32()),
+                     MakeField("d64", DataType::Date64()), MakeField("d32", DataType::Date32())});
+  floats[0].Append<uint16_t>(0x3e00);  // 1.5
+  floats[1].Append<float>(1.5f);
+  floats[2].Append<int64_t>(int64_t{-3} * 86'400'000);
+  floats[3].Append<int32_t>(-3);
+  floats[0].Append<uint16_t>(0x8000);  // -0.0
+  floats[1].Append<float>(0.0f);
+  floats[2].Append<int64_t>(-1);  // a millisecond before the epoch: the day before it
+  floats[3].Append<int32_t>(-1);
+  const RecordBatch batch = floats.Finish();
+  EXPECT_EQ(MurmurOf(batch, {0}), MurmurOf(batch, {1}));
+  EXPECT_EQ(MurmurOf(batch, {2}), MurmurOf(batch, {3}));
 }
 
 TEST(ColumnHashPropertyTest, AllTypesSchemaEqualsScalarReference) {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -96,6 +98,39 @@ int CompareValues(const ArrayData& a, int64_t row_a, const ArrayData& b, int64_t
       return CompareDoubles(Load<double>(a, row_a), Load<double>(b, row_b));
     case TypeId::kDecimal128:
       return Compare3(Load<__int128>(a, row_a), Load<__int128>(b, row_b));
+    case TypeId::kFloat16:
+      return CompareDoubles(static_cast<double>(Load<_Float16>(a, row_a)),
+                            static_cast<double>(Load<_Float16>(b, row_b)));
+    case TypeId::kTime32:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kDecimal32:
+      return Compare3(Load<int32_t>(a, row_a), Load<int32_t>(b, row_b));
+    case TypeId::kDate64:
+    case TypeId::kTime64:
+    case TypeId::kDuration:
+    case TypeId::kDecimal64:
+      return Compare3(Load<int64_t>(a, row_a), Load<int64_t>(b, row_b));
+    case TypeId::kIntervalDayTime: {
+      // By length, a day taken as 86,400 seconds.
+      auto length = [](const ArrayData& array, int64_t row) {
+        const auto parts = Load<std::array<int32_t, 2>>(array, row);
+        return std::chrono::milliseconds(std::chrono::days(parts[0])) +
+               std::chrono::milliseconds(parts[1]);
+      };
+      return Compare3(length(a, row_a), length(b, row_b));
+    }
+    case TypeId::kDecimal256: {
+      // Sign first, then the magnitude's words from the most significant.
+      const auto x = Load<std::array<uint64_t, 4>>(a, row_a);
+      const auto y = Load<std::array<uint64_t, 4>>(b, row_b);
+      const bool x_negative = (x[3] >> 63) != 0;
+      const bool y_negative = (y[3] >> 63) != 0;
+      if (x_negative != y_negative) return x_negative ? -1 : 1;
+      for (int word = 3; word >= 0; --word) {
+        if (x[word] != y[word]) return x[word] < y[word] ? -1 : 1;
+      }
+      return 0;
+    }
     default: {
       // Unsigned bytes, shorter prefix first, as UTF8String.compareTo and compareBinary.
       const std::string_view x = BytesAt(a, row_a);
@@ -159,38 +194,15 @@ void CopyValue(ArrayBuilder& builder, const ArrayData& array, int64_t row) {
     builder.AppendNull();
     return;
   }
-  switch (array.type->id()) {
-    case TypeId::kBoolean:
-      builder.Append<bool>(bits::GetBit(array.buffers[1].data, array.offset + row));
-      return;
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      builder.Append<uint8_t>(Load<uint8_t>(array, row));
-      return;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-      builder.Append<uint16_t>(Load<uint16_t>(array, row));
-      return;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-    case TypeId::kDate32:
-    case TypeId::kFloat32:
-      builder.Append<uint32_t>(Load<uint32_t>(array, row));
-      return;
-    case TypeId::kInt64:
-    case TypeId::kUInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kFloat64:
-      builder.Append<uint64_t>(Load<uint64_t>(array, row));
-      return;
-    case TypeId::kDecimal128:
-      builder.Append<__int128>(Load<__int128>(array, row));
-      return;
-    default: {
-      const std::string_view bytes = BytesAt(array, row);
-      builder.AppendBytes(bytes.data(), std::ssize(bytes));
-      return;
-    }
+  const TypeId id = array.type->id();
+  if (id == TypeId::kBoolean) {
+    builder.Append<bool>(bits::GetBit(array.buffers[1].data, array.offset + row));
+  } else if (IsFixedWidth(id)) {
+    const int64_t width = BitWidth(*array.type) / 8;
+    builder.AppendBytes(array.buffers[1].data + (array.offset + row) * width, width);
+  } else {
+    const std::string_view bytes = BytesAt(array, row);
+    builder.AppendBytes(bytes.data(), std::ssize(bytes));
   }
 }
 
@@ -407,8 +419,14 @@ TEST(RangePartitionerTest, NestedKeysAreNotImplemented) {
 // Property: both search paths equal the reference linear scan, for every flat type, orders and
 // bound counts on either side of the linear-scan threshold.
 
+// The types range partitioning compares: every leaf type but month_day_nano intervals, which
+// have no order.
 std::vector<TypePtr> FlatTypes() {
-  return testing::AllLeafTypes();
+  std::vector<TypePtr> types;
+  for (TypePtr type : testing::AllLeafTypes()) {
+    if (type->id() != TypeId::kIntervalMonthDayNano) types.push_back(std::move(type));
+  }
+  return types;
 }
 
 void CheckAgainstReference(const RecordBatch& keys, int64_t bound_count, std::mt19937_64& rng,

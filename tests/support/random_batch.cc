@@ -1,5 +1,7 @@
 #include "support/random_batch.h"
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "sluice/format/array_builder.h"
@@ -32,6 +34,21 @@ std::vector<TypePtr> AllLeafTypes() {
       DataType::Binary(),
       DataType::LargeBinary(),
       DataType::FixedSizeBinary(5),
+      DataType::Float16(),
+      DataType::Date64(),
+      DataType::Time32(TimeUnit::kSecond),
+      DataType::Time32(TimeUnit::kMilli),
+      DataType::Time64(TimeUnit::kMicro),
+      DataType::Time64(TimeUnit::kNano),
+      DataType::Duration(TimeUnit::kSecond),
+      DataType::Duration(TimeUnit::kNano),
+      DataType::IntervalYearMonth(),
+      DataType::IntervalDayTime(),
+      DataType::IntervalMonthDayNano(),
+      DataType::Decimal32(7, 2),
+      DataType::Decimal64(15, 3),
+      DataType::Decimal256(10, 0),
+      DataType::Decimal256(50, 5),
   };
 }
 
@@ -241,6 +258,53 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
         }
       }
       builder.AppendValid();
+      break;
+    }
+    case TypeId::kFloat16:
+      // Any half, NaNs and infinities included.
+      builder.Append<int16_t>(RandomInteger<int16_t>(rng));
+      break;
+    case TypeId::kDate64:
+      // Whole days, as Arrow asks of date64 values.
+      builder.Append<int64_t>(int64_t{RandomInteger<int32_t>(rng) % 3'000'000} * 86'400'000);
+      break;
+    case TypeId::kTime32:
+    case TypeId::kTime64: {
+      static constexpr int64_t kPerDay[] = {86'400, 86'400'000, 86'400'000'000, 86'400'000'000'000};
+      const int64_t value = static_cast<int64_t>(
+          rng() % static_cast<uint64_t>(kPerDay[static_cast<int>(type.time_unit())]));
+      if (type.id() == TypeId::kTime32) {
+        builder.Append<int32_t>(static_cast<int32_t>(value));
+      } else {
+        builder.Append<int64_t>(value);
+      }
+      break;
+    }
+    case TypeId::kDuration:
+      builder.Append<int64_t>(RandomInteger<int64_t>(rng));
+      break;
+    case TypeId::kIntervalYearMonth:
+      builder.Append<int32_t>(RandomInteger<int32_t>(rng));
+      break;
+    case TypeId::kIntervalDayTime:
+    case TypeId::kIntervalMonthDayNano:
+      builder.AppendString(RandomBytes(rng, BitWidth(type) / 8, false));
+      break;
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+    case TypeId::kDecimal256: {
+      // An unscaled value within the precision, sign-extended to the width.
+      static constexpr int64_t kPowersOfTen[] = {
+          1,         10,         100,         1'000,         10'000,        100'000,
+          1'000'000, 10'000'000, 100'000'000, 1'000'000'000, 10'000'000'000};
+      const int32_t digits = std::min(type.precision(), 10);
+      __int128 value = RandomInteger<int64_t>(rng) % kPowersOfTen[digits];
+      if (type.precision() > 30 && (rng() & 1))
+        value *= static_cast<__int128>(1'000'000'000'000'000'007LL);
+      uint8_t bytes[32];
+      std::memcpy(bytes, &value, 16);
+      std::memset(bytes + 16, value < 0 ? 0xff : 0x00, 16);
+      builder.AppendBytes(bytes, BitWidth(type) / 8);
       break;
     }
     case TypeId::kStruct: {

@@ -321,7 +321,9 @@ TEST(MapWriterTest, WrongSchemaIsRejected) {
   auto other = testing::RandomBatch(testing::AllTypesSchema(1), 5, 1);
   Status status = writer->Write(other);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("the batch has 30 columns"), std::string::npos)
+  EXPECT_NE(
+      status.message().find("the batch has " + std::to_string(other.num_columns()) + " columns"),
+      std::string::npos)
       << status.message();
   EXPECT_TRUE(directory.List().empty());
 }

@@ -56,7 +56,7 @@ class ArrayBuilder {
     }
     ++length_;
   }
-  /// Appends a binary-like or fixed-size-binary value.
+  /// Appends a binary-like value, or the little-endian bytes of a fixed-width value (not boolean).
   void AppendBytes(const void* data, int64_t size);
   void AppendString(std::string_view text) { AppendBytes(text.data(), std::ssize(text)); }
 

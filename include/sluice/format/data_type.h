@@ -1,8 +1,9 @@
 // The columnar type system: the Arrow types a shuffle carries.
 //
 // Sluice moves Arrow data, so its types are Arrow's, restricted to those a Spark-class engine
-// shuffles: null, boolean, signed and unsigned integers, floats, date32, timestamps, decimal128,
-// the four variable-length binary types, fixed-size binary, list, large list, struct and map.
+// shuffles: null, boolean, signed and unsigned integers, half, single and double floats,
+// date32/64, time32/64, timestamps, durations, the three intervals, decimal32/64/128/256, the four
+// variable-length binary types, fixed-size binary, list, large list, struct and map.
 // Dictionary-encoded input is unpacked when it is imported (see c_data.h), so no dictionary
 // type exists here.
 //
@@ -35,18 +36,29 @@ enum class TypeId : uint8_t {
   kUInt64,
   kFloat32,
   kFloat64,
-  kDate32,           ///< Days since the UNIX epoch, int32.
-  kTimestamp,        ///< int64 in `unit` since the UNIX epoch, with an optional time zone.
-  kDecimal128,       ///< 16-byte little-endian two's-complement unscaled value.
-  kUtf8,             ///< int32 offsets.
-  kLargeUtf8,        ///< int64 offsets.
-  kBinary,           ///< int32 offsets.
-  kLargeBinary,      ///< int64 offsets.
-  kFixedSizeBinary,  ///< `byte_width` bytes per value.
-  kList,             ///< int32 offsets into one child.
-  kLargeList,        ///< int64 offsets into one child.
-  kStruct,           ///< One child per field, same length as the parent.
-  kMap,              ///< int32 offsets into one child: a non-null struct<key, value>.
+  kDate32,                ///< Days since the UNIX epoch, int32.
+  kTimestamp,             ///< int64 in `unit` since the UNIX epoch, with an optional time zone.
+  kDecimal128,            ///< 16-byte little-endian two's-complement unscaled value.
+  kUtf8,                  ///< int32 offsets.
+  kLargeUtf8,             ///< int64 offsets.
+  kBinary,                ///< int32 offsets.
+  kLargeBinary,           ///< int64 offsets.
+  kFixedSizeBinary,       ///< `byte_width` bytes per value.
+  kList,                  ///< int32 offsets into one child.
+  kLargeList,             ///< int64 offsets into one child.
+  kStruct,                ///< One child per field, same length as the parent.
+  kMap,                   ///< int32 offsets into one child: a non-null struct<key, value>.
+  kFloat16,               ///< IEEE 754 half precision, 2 bytes.
+  kDate64,                ///< Milliseconds since the UNIX epoch, int64.
+  kTime32,                ///< int32 in `unit` (s or ms) since midnight.
+  kTime64,                ///< int64 in `unit` (us or ns) since midnight.
+  kDuration,              ///< int64 in `unit`.
+  kIntervalYearMonth,     ///< int32 months.
+  kIntervalDayTime,       ///< int32 days, then int32 milliseconds.
+  kIntervalMonthDayNano,  ///< int32 months, int32 days, then int64 nanoseconds.
+  kDecimal32,             ///< 4-byte little-endian two's-complement unscaled value.
+  kDecimal64,             ///< 8-byte unscaled value.
+  kDecimal256,            ///< 32-byte unscaled value.
 };
 
 /// The resolution of a timestamp.
@@ -82,10 +94,10 @@ class DataType {
   const std::vector<Field>& children() const { return children_; }
   const DataType& child_type(size_t index) const { return *children_[index].type; }
 
-  TimeUnit time_unit() const { return time_unit_; }          ///< kTimestamp only.
+  TimeUnit time_unit() const { return time_unit_; }          ///< Timestamps, times and durations.
   const std::string& timezone() const { return timezone_; }  ///< kTimestamp only; empty if none.
-  int32_t precision() const { return precision_; }           ///< kDecimal128 only.
-  int32_t scale() const { return scale_; }                   ///< kDecimal128 only.
+  int32_t precision() const { return precision_; }           ///< Decimals only.
+  int32_t scale() const { return scale_; }                   ///< Decimals only.
   int32_t byte_width() const { return byte_width_; }         ///< kFixedSizeBinary only.
   bool keys_sorted() const { return keys_sorted_; }          ///< kMap only.
 
@@ -104,11 +116,25 @@ class DataType {
   static TypePtr UInt16();
   static TypePtr UInt32();
   static TypePtr UInt64();
+  static TypePtr Float16();
   static TypePtr Float32();
   static TypePtr Float64();
   static TypePtr Date32();
+  static TypePtr Date64();
+  /// time32 takes s or ms, time64 us or ns (checked by the importers, as Arrow requires).
+  static TypePtr Time32(TimeUnit unit);
+  static TypePtr Time64(TimeUnit unit);
   static TypePtr Timestamp(TimeUnit unit, std::string timezone = "");
+  static TypePtr Duration(TimeUnit unit);
+  static TypePtr IntervalYearMonth();
+  static TypePtr IntervalDayTime();
+  static TypePtr IntervalMonthDayNano();
+  static TypePtr Decimal32(int32_t precision, int32_t scale);
+  static TypePtr Decimal64(int32_t precision, int32_t scale);
   static TypePtr Decimal128(int32_t precision, int32_t scale);
+  static TypePtr Decimal256(int32_t precision, int32_t scale);
+  /// The decimal type of `bit_width` (32, 64, 128 or 256) bits.
+  static TypePtr Decimal(int32_t bit_width, int32_t precision, int32_t scale);
   static TypePtr Utf8();
   static TypePtr LargeUtf8();
   static TypePtr Binary();
@@ -128,6 +154,7 @@ class DataType {
 
  private:
   explicit DataType(TypeId id) : id_(id) {}
+  static TypePtr WithTimeUnit(TypeId id, TimeUnit unit);
 
   TypeId id_;
   TimeUnit time_unit_ = TimeUnit::kSecond;
@@ -151,6 +178,12 @@ bool IsFixedWidth(TypeId id);
 
 /// Returns the number of bits per value of a fixed-width type (1 for boolean), 0 otherwise.
 int64_t BitWidth(const DataType& type);
+
+/// Returns true for decimal32, decimal64, decimal128 and decimal256.
+bool IsDecimal(TypeId id);
+
+/// Returns the most decimal digits a decimal type of this id holds: 9, 18, 38 or 76.
+int32_t MaxDecimalPrecision(TypeId id);
 
 /// Returns true for utf8, binary and their large variants.
 bool IsBinaryLike(TypeId id);
