@@ -12,6 +12,7 @@ debian_packages=(
   libgtest-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   python3 python3-pip python3-venv
+  openjdk-17-jdk-headless maven  # the interop suite's Arrow Java reader and writer
 )
 python_requirements="$(dirname "$0")/../python/requirements-test.txt"
 
