@@ -18,6 +18,7 @@
 #include "sluice/partition/partitioner.h"
 #include "sluice/partition/spark_hash.h"
 #include "support/batch_maker.h"
+#include "support/half_float_reference.h"
 #include "support/random_batch.h"
 #include "support/test_vectors.h"
 
@@ -172,7 +173,7 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
     // Spark's own types, hashed as Spark hashes them; the others as the Spark type of the same
     // values.
     case TypeId::kFloat16: {
-      const float v = static_cast<float>(value(_Float16{}));
+      const auto v = static_cast<float>(testing::ReferenceHalfToDouble(value(uint16_t{})));
       if (v == 0.0f) return Hash::HashInt(0, seed);
       if (std::isnan(v)) return Hash::HashInt(0x7fc00000, seed);
       return Hash::HashInt(std::bit_cast<int32_t>(v), seed);

@@ -15,6 +15,7 @@
 #include "sluice/format/array_builder.h"
 #include "sluice/partition/partitioner.h"
 #include "support/batch_maker.h"
+#include "support/half_float_reference.h"
 #include "support/random_batch.h"
 
 namespace sluice {
@@ -99,8 +100,8 @@ int CompareValues(const ArrayData& a, int64_t row_a, const ArrayData& b, int64_t
     case TypeId::kDecimal128:
       return Compare3(Load<__int128>(a, row_a), Load<__int128>(b, row_b));
     case TypeId::kFloat16:
-      return CompareDoubles(static_cast<double>(Load<_Float16>(a, row_a)),
-                            static_cast<double>(Load<_Float16>(b, row_b)));
+      return CompareDoubles(testing::ReferenceHalfToDouble(Load<uint16_t>(a, row_a)),
+                            testing::ReferenceHalfToDouble(Load<uint16_t>(b, row_b)));
     case TypeId::kTime32:
     case TypeId::kIntervalYearMonth:
     case TypeId::kDecimal32:
