@@ -8,7 +8,6 @@ the IPC stream that `sluice write` shuffles and `sluice read` returns unchanged.
 
 import io
 import os
-import pathlib
 import subprocess
 
 import nanoarrow
@@ -16,26 +15,12 @@ import nanoarrow.ipc
 import pyarrow as pa
 import pytest
 
-import sluice
-
-from arrow_data import all_types_schema, random_table
+from arrow_data import all_types_schema
+from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition_rows,
+                         with_row_numbers)
 from segments import compact_codec, segment_stream
 
-PARTITIONS = 5
 CLI = os.environ.get("SLUICE_CLI")
-
-
-def keyed_table(rows, seed):
-    """The all-types table with a first column "pid" giving every row's partition: partition 0
-    gets no row, partition 1 one row, the others the rest."""
-    table = random_table(all_types_schema(), rows, seed)
-    ids = [1 if i == 0 else 2 + i % (PARTITIONS - 2) for i in range(rows)]
-    return table.add_column(0, pa.field("pid", pa.int32(), nullable=False), pa.array(ids, pa.int32()))
-
-
-def partition_rows(table, partition):
-    ids = table.column("pid").to_pylist()
-    return table.take(pa.array([i for i, p in enumerate(ids) if p == partition], pa.int64()))
 
 
 def read_with_nanoarrow(stream_bytes):
@@ -44,20 +29,9 @@ def read_with_nanoarrow(stream_bytes):
     return pa.table(nanoarrow.ArrayStream(stream))
 
 
-def map_output_segments(tmp_path, table, codec, **settings):
-    data_path = tmp_path / f"shuffle_0_{codec}_0.data"
-    with sluice.MapWriter(table.schema, data_path=str(data_path), partitioning="given", keys=["pid"],
-                          partitions=PARTITIONS, codec=codec, overwrite=True, **settings) as writer:
-        for batch in table.to_batches(max_chunksize=170):
-            writer.write(batch)
-    data = data_path.read_bytes()
-    offsets = writer.output.offsets
-    return [data[offsets[p]:offsets[p + 1]] for p in range(PARTITIONS)]
-
-
 @pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
 def test_nanoarrow_decodes_every_segment_of_a_map_output(tmp_path, codec):
-    table = keyed_table(600, seed=31)
+    table = keyed_table(all_types_schema(), 600, seed=31)
     # Compaction off: every segment is an Arrow IPC stream nanoarrow opens as it is.
     segments = map_output_segments(tmp_path, table, codec, compact_segment_bytes=0)
     assert segments[0] == b""  # an empty partition is zero bytes: nothing to open
@@ -70,7 +44,7 @@ def test_nanoarrow_decodes_every_segment_of_a_map_output(tmp_path, codec):
 
 @pytest.mark.parametrize("codec", ["lz4", "zstd"])
 def test_nanoarrow_decodes_compact_segments_after_one_decompression(tmp_path, codec):
-    table = keyed_table(60, seed=32)
+    table = keyed_table(all_types_schema(), 60, seed=32)
     segments = map_output_segments(tmp_path, table, codec)
     for p in range(1, PARTITIONS):
         assert compact_codec(segments[p]) == codec
@@ -79,7 +53,7 @@ def test_nanoarrow_decodes_compact_segments_after_one_decompression(tmp_path, co
 
 
 def test_nanoarrow_decodes_segments_of_a_sliced_input(tmp_path):
-    table = keyed_table(400, seed=33).slice(37, 250)
+    table = keyed_table(all_types_schema(), 400, seed=33).slice(37, 250)
     segments = map_output_segments(tmp_path, table, "lz4", compact_segment_bytes=0)
     for p in range(1, PARTITIONS):
         if segments[p]:
@@ -89,9 +63,7 @@ def test_nanoarrow_decodes_segments_of_a_sliced_input(tmp_path):
 @pytest.mark.skipif(CLI is None, reason="SLUICE_CLI names the sluice tool")
 @pytest.mark.parametrize("rows", [0, 1, 500])
 def test_sluice_shuffles_what_nanoarrow_writes(tmp_path, rows):
-    table = keyed_table(max(rows, 1), seed=34).slice(0, rows)
-    table = table.append_column(pa.field("row", pa.int64(), nullable=False),
-                                pa.array(range(rows), pa.int64()))
+    table = with_row_numbers(keyed_table(all_types_schema(), max(rows, 1), seed=34).slice(0, rows))
     source = tmp_path / "nanoarrow.arrow"
     with open(source, "wb") as sink:
         writer = nanoarrow.ipc.StreamWriter.from_writable(sink)

@@ -1,0 +1,104 @@
+"""Sluice with Arrow Java (arrow-vector 18.3 with arrow-compression) and arrow-rs (arrow-ipc with
+lz4 and zstd), both ways.
+
+Each implementation decodes every partition segment of a map output with its own IPC reader and
+its own LZ4 and zstd decompression, and writes back what it decoded without compression; pyarrow
+only opens that plain stream to compare it with the rows the writer was given. The other way,
+each implementation's writer (under each body compression) writes the stream that
+`sluice write` shuffles and `sluice read` returns unchanged. A type an implementation does not
+implement is refused by it with an error, never misread (Arrow Java: decimal32 and decimal64).
+"""
+
+import os
+import subprocess
+
+import pyarrow as pa
+import pytest
+
+import sluice
+
+import transcoders
+from arrow_data import all_types_schema, random_table
+from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition_rows,
+                         with_row_numbers)
+from segments import compact_codec, segment_stream
+
+CLI = os.environ.get("SLUICE_CLI")
+# The types each implementation refuses to read, and the words it refuses them with.
+REFUSED = {
+    "arrow_java": ([pa.decimal32(7, 2), pa.decimal64(15, 3)], "128-bit and 256-bit"),
+    "arrow_rs": ([], None),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(REFUSED))
+def implementation(request, tmp_path_factory):
+    if request.param == "arrow_java":
+        return transcoders.build_arrow_java(tmp_path_factory.mktemp("arrow_java"))
+    return transcoders.build_arrow_rs()
+
+
+def readable_schema(implementation):
+    """The all-types schema without the types `implementation` cannot read."""
+    refused, _ = REFUSED[implementation.name]
+    return pa.schema([field for field in all_types_schema() if field.type not in refused])
+
+
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_every_segment_of_a_map_output_decodes_to_its_rows(implementation, tmp_path, codec):
+    table = keyed_table(readable_schema(implementation), 600, seed=41)
+    segments = map_output_segments(tmp_path, table, codec, compact_segment_bytes=0)
+    assert segments[0] == b""  # an empty partition is zero bytes: nothing to open
+    assert all(compact_codec(segment) is None for segment in segments[1:])
+    decoded = implementation.decode(segments[1:], tmp_path)
+    for p, got in enumerate(decoded, start=1):
+        assert isinstance(got, pa.Table), f"partition {p}: {got}"
+        assert got.schema.equals(table.schema, check_metadata=True), got.schema
+        assert got.equals(partition_rows(table, p)), f"partition {p}"
+
+
+def test_segments_of_a_sliced_input_and_compact_segments_decode(implementation, tmp_path):
+    # The slice leaves out the one row of partition 1: its segment is empty, nothing to open.
+    sliced = keyed_table(readable_schema(implementation), 400, seed=42).slice(37, 250)
+    streams = map_output_segments(tmp_path, sliced, "zstd", compact_segment_bytes=0)[2:]
+    small = keyed_table(readable_schema(implementation), 40, seed=43)
+    compact = map_output_segments(tmp_path, small, "lz4")[1:]
+    assert all(streams)
+    assert all(compact_codec(segment) == "lz4" for segment in compact)
+    # The README's one step for a compact segment: decompress its frame.
+    plain = [segment_stream(segment).read() for segment in compact]
+    decoded = implementation.decode(streams + plain, tmp_path)
+    expected = [partition_rows(sliced, p) for p in range(2, PARTITIONS)] + \
+               [partition_rows(small, p) for p in range(1, PARTITIONS)]
+    assert len(decoded) == len(expected)
+    for got, want in zip(decoded, expected):
+        assert isinstance(got, pa.Table), got
+        assert got.equals(want)
+
+
+def test_types_it_does_not_implement_are_refused_not_misread(implementation, tmp_path):
+    refused, words = REFUSED[implementation.name]
+    for type_ in refused:
+        table = random_table(pa.schema([("value", type_)]), 50, seed=44)
+        segments = [sluice.encode_segment(table, codec) for codec in ("none", "lz4", "zstd")]
+        for got in implementation.decode(segments, tmp_path):
+            assert isinstance(got, str) and words in got, (type_, got)
+
+
+@pytest.mark.skipif(CLI is None, reason="SLUICE_CLI names the sluice tool")
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_sluice_shuffles_what_its_writer_writes(implementation, tmp_path, codec):
+    table = with_row_numbers(keyed_table(readable_schema(implementation), 500, seed=45))
+    plain = tmp_path / "pyarrow.arrow"
+    with pa.ipc.new_stream(str(plain), table.schema) as writer:
+        writer.write_table(table, max_chunksize=200)
+    written = tmp_path / f"{implementation.name}.arrow"
+    implementation.encode(plain, written, codec)
+    subprocess.run([CLI, "write", str(written), "--output-dir", str(tmp_path / "out"),
+                    "--partitions", str(PARTITIONS), "--keys", "c5", "--codec", "lz4"],
+                   check=True, capture_output=True)
+    subprocess.run([CLI, "read", str(tmp_path / "out"), "--partition", f"0-{PARTITIONS - 1}",
+                    "--output", str(tmp_path / "back.arrow")], check=True, capture_output=True)
+    back = pa.ipc.open_stream(str(tmp_path / "back.arrow")).read_all()
+    assert back.schema.equals(table.schema, check_metadata=True)
+    assert back.sort_by("row").equals(table.combine_chunks())
