@@ -355,11 +355,14 @@ class ColumnHasher {
         // Spark's YearMonthIntervalType: months, an int.
         return UpdateInts<int32_t, kFromSeed, kWide>(array, rows, states);
       case TypeId::kIntervalDayTime:
-        // As the DayTimeIntervalType of the same length: days and milliseconds in microseconds.
+        // As the DayTimeIntervalType of the same length: days and milliseconds in microseconds,
+        // wrapping as Java's long arithmetic does past 292,471 years.
         return fixed([values](int64_t i, State seed) {
-          const auto days = bits::LoadUnaligned<int32_t>(values + 8 * i);
-          const auto millis = bits::LoadUnaligned<int32_t>(values + 8 * i + 4);
-          return Hash::HashLong(days * kMicrosPerDay + millis * kMicrosPerMilli, seed);
+          const auto days = static_cast<uint64_t>(bits::LoadUnaligned<int32_t>(values + 8 * i));
+          const auto millis =
+              static_cast<uint64_t>(bits::LoadUnaligned<int32_t>(values + 8 * i + 4));
+          return Hash::HashLong(
+              static_cast<int64_t>(days * kMicrosPerDay + millis * kMicrosPerMilli), seed);
         });
       case TypeId::kIntervalMonthDayNano:
         // Spark's CalendarInterval, as Spark reads it from Arrow (nanoseconds / 1000): the

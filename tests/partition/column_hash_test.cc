@@ -839,6 +839,16 @@ TEST(ColumnHashTest, SparkVectorsForTimesAndIntervals) {
   EXPECT_EQ(static_cast<int32_t>(MurmurOf(batch, {9})[0]), -2107502119);
 }
 
+// A day_time interval too long for a long in microseconds wraps as Java's long arithmetic
+// does, with no undefined overflow (found by c_data_import_fuzz under UBSan).
+TEST(ColumnHashTest, DayTimeIntervalsBeyondALongOfMicrosecondsWrap) {
+  BatchMaker maker({MakeField("i", DataType::IntervalDayTime())});
+  const int32_t parts[2] = {std::numeric_limits<int32_t>::max(), -1};
+  maker[0].AppendBytes(parts, 8);
+  const uint64_t wrapped = uint64_t{2147483647} * 86'400'000'000u - 1000u;
+  EXPECT_EQ(MurmurOf(maker.Finish())[0], Murmur::HashLong(static_cast<int64_t>(wrapped), kSeed));
+}
+
 // One value in several physical encodings lands in the same partition: decimals of every width
 // (at the same precision), a half float and the float it widens to, date64 of a whole day and
 // date32.

@@ -281,12 +281,19 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
       break;
     }
     case TypeId::kDuration:
-      builder.Append<int64_t>(RandomInteger<int64_t>(rng));
+      // Within 2^40 of zero, so that the duration in any other unit fits a long.
+      builder.Append<int64_t>(RandomInteger<int64_t>(rng) >> 23);
       break;
     case TypeId::kIntervalYearMonth:
       builder.Append<int32_t>(RandomInteger<int32_t>(rng));
       break;
-    case TypeId::kIntervalDayTime:
+    case TypeId::kIntervalDayTime: {
+      // Days within a million of zero, so that a length in microseconds fits a long.
+      const int32_t parts[2] = {RandomInteger<int32_t>(rng) % 1'000'000,
+                                RandomInteger<int32_t>(rng)};
+      builder.AppendBytes(parts, sizeof(parts));
+      break;
+    }
     case TypeId::kIntervalMonthDayNano:
       builder.AppendString(RandomBytes(rng, BitWidth(type) / 8, false));
       break;
