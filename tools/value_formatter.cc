@@ -250,6 +250,11 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
       return FormatItems(array.children[0], array.value_offsets<int32_t>(), row);
     case TypeId::kLargeList:
       return FormatItems(array.children[0], array.value_offsets<int64_t>(), row);
+    case TypeId::kFixedSizeList: {
+      const int64_t size = type.list_size();
+      const int64_t bounds[2] = {(array.offset + row) * size, (array.offset + row + 1) * size};
+      return FormatItems(array.children[0], bounds, 0);
+    }
     case TypeId::kStruct: {
       std::string out = "{";
       for (size_t i = 0; i < array.children.size(); ++i) {

@@ -97,6 +97,8 @@ void ArrayBuilder::AppendEmptyValue() {
     AppendOffset();
   } else if (id == TypeId::kStruct) {
     for (auto& child : children_) child->AppendEmptyValue();
+  } else if (id == TypeId::kFixedSizeList) {
+    for (int32_t i = 0; i < type_->list_size(); ++i) children_[0]->AppendEmptyValue();
   }
   ++length_;
 }
@@ -118,6 +120,8 @@ void ArrayBuilder::AppendNull() {
     AppendOffset();
   } else if (id == TypeId::kStruct) {
     for (auto& child : children_) child->AppendEmptyValue();
+  } else if (id == TypeId::kFixedSizeList) {
+    for (int32_t i = 0; i < type_->list_size(); ++i) children_[0]->AppendEmptyValue();
   }
   ++length_;
 }
@@ -125,9 +129,9 @@ void ArrayBuilder::AppendNull() {
 void ArrayBuilder::AppendValid() {
   const TypeId id = type_->id();
   SLUICE_DCHECK(id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap ||
-                id == TypeId::kStruct);
+                id == TypeId::kStruct || id == TypeId::kFixedSizeList);
   MarkValid();
-  if (id != TypeId::kStruct) AppendOffset();
+  if (id != TypeId::kStruct && id != TypeId::kFixedSizeList) AppendOffset();
   ++length_;
 }
 
@@ -153,7 +157,7 @@ ArrayData ArrayBuilder::View() const {
   if (id != TypeId::kNull && null_count_ > 0) {
     array.buffers[0] = BufferView{validity_.data(), validity_.size()};
   }
-  if (id != TypeId::kNull && id != TypeId::kStruct) {
+  if (id != TypeId::kNull && id != TypeId::kStruct && id != TypeId::kFixedSizeList) {
     array.buffers[1] = BufferView{values_.data(), values_.size()};
   }
   if (IsBinaryLike(id)) array.buffers[2] = BufferView{bytes_.data(), bytes_.size()};

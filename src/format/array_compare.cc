@@ -16,8 +16,13 @@ void ValueRange(const ArrayData& array, int64_t row, int64_t* start, int64_t* en
   *end = offsets[row + 1];
 }
 
+// The child rows of a list-like slot: from its offsets, or (fixed-size list) its position.
 void ListRange(const ArrayData& array, int64_t row, int64_t* start, int64_t* end) {
-  if (HasLargeOffsets(array.type->id())) {
+  if (array.type->id() == TypeId::kFixedSizeList) {
+    const int64_t size = array.type->list_size();
+    *start = (array.offset + row) * size;
+    *end = *start + size;
+  } else if (HasLargeOffsets(array.type->id())) {
     ValueRange<int64_t>(array, row, start, end);
   } else {
     ValueRange<int32_t>(array, row, start, end);
@@ -97,7 +102,8 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
     }
     case TypeId::kList:
     case TypeId::kLargeList:
-    case TypeId::kMap: {
+    case TypeId::kMap:
+    case TypeId::kFixedSizeList: {
       int64_t a_start, a_end, b_start, b_end;
       ListRange(left, left_row, &a_start, &a_end);
       ListRange(right, right_row, &b_start, &b_end);

@@ -219,6 +219,18 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
     } else {
       SLUICE_RETURN_NOT_OK(ValidateOffsets<int32_t>(array, end, data_size, "data buffer"));
     }
+  } else if (id == TypeId::kFixedSizeList) {
+    // Row i's elements are child rows [i * size, (i + 1) * size): the child must hold them all.
+    const int64_t size = type.list_size();
+    const int64_t child_length = array.children.empty() ? 0 : array.children[0].length;
+    int64_t needed = 0;
+    if (size < 0 || __builtin_mul_overflow(end, int64_t{size}, &needed)) {
+      return Fail(type.ToString(), " of ", end, " rows has no valid element count");
+    }
+    if (child_length < needed) {
+      return Fail("the child holds ", child_length, " elements, fewer than the ", needed, " that ",
+                  end, " rows of ", size, " need");
+    }
   } else if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
     const int64_t child_length = array.children.empty() ? 0 : array.children[0].length;
     if (HasLargeOffsets(id)) {
@@ -278,6 +290,12 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
                                                path + "." + type.children()[i].name));
       }
       return Status::OK();
+    case TypeId::kFixedSizeList: {
+      const ArrayData& child = array.children[0];
+      const int64_t size = type.list_size();
+      return ValidateUtf8Slots(child, child.offset + start * size, count * size,
+                               path + "." + type.children()[0].name);
+    }
     case TypeId::kList:
     case TypeId::kMap:
     case TypeId::kLargeList: {

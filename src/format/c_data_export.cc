@@ -110,6 +110,8 @@ std::string FormatString(const DataType& type) {
       return "Z";
     case TypeId::kFixedSizeBinary:
       return "w:" + std::to_string(type.byte_width());
+    case TypeId::kFixedSizeList:
+      return "+w:" + std::to_string(type.list_size());
     case TypeId::kList:
       return "+l";
     case TypeId::kLargeList:

@@ -209,7 +209,6 @@ std::string UnsupportedFormatName(std::string_view format) {
   if (format == "vu") return "string_view";
   if (format == "+vl") return "list_view";
   if (format == "+vL") return "large_list_view";
-  if (format.substr(0, 3) == "+w:") return "fixed_size_list[" + std::string(format.substr(3)) + "]";
   if (format.substr(0, 4) == "+ud:") return "dense_union";
   if (format.substr(0, 4) == "+us:") return "sparse_union";
   if (format == "+r") return "run_end_encoded";
@@ -403,6 +402,19 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
                            : DataType::LargeList(std::move(fields[0]));
     return Status::OK();
   }
+  if (format.substr(0, 3) == "+w:") {
+    int32_t list_size = 0;
+    if (!ParseInt32(format.substr(3), &list_size) || list_size < 0) {
+      return Invalid(path,
+                     "ArrowSchema.format: expected \"+w:list_size\" with a size >= 0, found \"",
+                     format, "\"");
+    }
+    SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 1));
+    std::vector<Field> fields;
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    *type = DataType::FixedSizeList(std::move(fields[0]), list_size);
+    return Status::OK();
+  }
   if (format == "+s") {
     std::vector<Field> fields;
     SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
@@ -511,6 +523,14 @@ void AppendValue(ArrayBuilder& builder, const ArrayData& source, int64_t row) {
         end = bits::LoadUnaligned<int32_t>(values + (position + 1) * 4);
       }
       for (int64_t element = start; element < end; ++element) {
+        AppendValue(builder.child(0), source.children[0], element);
+      }
+      builder.AppendValid();
+      return;
+    }
+    case TypeId::kFixedSizeList: {
+      const int64_t size = type.list_size();
+      for (int64_t element = position * size; element < (position + 1) * size; ++element) {
         AppendValue(builder.child(0), source.children[0], element);
       }
       builder.AppendValid();
@@ -767,6 +787,16 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
 
   if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
     SLUICE_RETURN_NOT_OK(ImportOffsets(array, HasLargeOffsets(id) ? 8 : 4, path, out));
+    const Field& element = type->children()[0];
+    out->children.resize(1);
+    return Import(array->children[0], element.type.get(),
+                  encoding != nullptr ? &encoding->children[0] : nullptr, 0, -1,
+                  JoinPath(path, element.name), depth + 1, &out->children[0]);
+  }
+
+  if (id == TypeId::kFixedSizeList) {
+    // No offsets: row i's elements are child rows [i * size, (i + 1) * size) of the whole child,
+    // which ValidateArray checks holds them.
     const Field& element = type->children()[0];
     out->children.resize(1);
     return Import(array->children[0], element.type.get(),

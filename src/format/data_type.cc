@@ -22,8 +22,8 @@ bool DataType::Equals(const DataType& other) const {
   if (this == &other) return true;
   if (id_ != other.id_ || time_unit_ != other.time_unit_ || precision_ != other.precision_ ||
       scale_ != other.scale_ || byte_width_ != other.byte_width_ ||
-      keys_sorted_ != other.keys_sorted_ || timezone_ != other.timezone_ ||
-      children_.size() != other.children_.size()) {
+      list_size_ != other.list_size_ || keys_sorted_ != other.keys_sorted_ ||
+      timezone_ != other.timezone_ || children_.size() != other.children_.size()) {
     return false;
   }
   for (size_t i = 0; i < children_.size(); ++i) {
@@ -71,6 +71,9 @@ std::string DataType::ToString() const {
       if (keys_sorted_) text << " keys_sorted";
       break;
     }
+    case TypeId::kFixedSizeList:
+      text << "<" << children_[0].ToString() << ">[" << list_size_ << "]";
+      break;
     default:
       break;
   }
@@ -189,6 +192,17 @@ TypePtr DataType::LargeList(Field element) {
   return TypePtr(type);
 }
 
+TypePtr DataType::FixedSizeList(TypePtr element, int32_t list_size, bool element_nullable) {
+  return FixedSizeList(Field{"item", std::move(element), element_nullable}, list_size);
+}
+
+TypePtr DataType::FixedSizeList(Field element, int32_t list_size) {
+  auto* type = new DataType(TypeId::kFixedSizeList);
+  type->list_size_ = list_size;
+  type->children_.push_back(std::move(element));
+  return TypePtr(type);
+}
+
 TypePtr DataType::Struct(std::vector<Field> fields) {
   auto* type = new DataType(TypeId::kStruct);
   type->children_ = std::move(fields);
@@ -281,6 +295,8 @@ std::string_view TypeIdName(TypeId id) {
       return "decimal64";
     case TypeId::kDecimal256:
       return "decimal256";
+    case TypeId::kFixedSizeList:
+      return "fixed_size_list";
   }
   return "unknown";
 }
@@ -405,7 +421,7 @@ bool HasLargeOffsets(TypeId id) {
 
 int BufferCount(TypeId id) {
   if (id == TypeId::kNull) return 0;
-  if (id == TypeId::kStruct) return 1;
+  if (id == TypeId::kStruct || id == TypeId::kFixedSizeList) return 1;
   if (IsBinaryLike(id)) return 3;
   return 2;
 }

@@ -571,6 +571,61 @@ class ListGather final : public OffsetsNode<Offset, ListGather<Offset>> {
   RunSelection child_selection_;
 };
 
+// ---- Fixed-size list ----------------------------------------------------------------------
+
+// No offsets: a selected row's elements are its list_size child rows, so the child is gathered
+// from runs of whole rows' elements, merged where they touch.
+class FixedSizeListGather final : public GatherNode<FixedSizeListGather> {
+ public:
+  explicit FixedSizeListGather(const DataType& type)
+      : list_size_(type.list_size()), child_(ColumnGather::Make(type.child_type(0))) {}
+
+  void BindChildren() override {
+    child_sources_.resize(sources_.size());
+    for (size_t s = 0; s < sources_.size(); ++s) child_sources_[s] = &sources_[s]->children[0];
+    child_->Bind(child_sources_);
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    PlanNode(selection, plan);
+    child_runs_.clear();
+    int64_t child_length = 0;
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      const int64_t begin = (sources_[source]->offset + start) * list_size_;
+      const int64_t length = count * list_size_;
+      if (length == 0) return;
+      child_length += length;
+      if (!child_runs_.empty()) {
+        Run& last = child_runs_.back();
+        if (last.source == source && last.start + last.count == begin) {
+          last.count += length;
+          return;
+        }
+      }
+      child_runs_.push_back(Run{source, begin, length});
+    });
+    child_selection_ = RunSelection{child_runs_.data(), child_runs_.size(), child_length};
+    child_->Plan(child_selection_, plan);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    child_->Write(child_selection_, plan, buffer_index);
+  }
+
+  int node_count() const override { return 1 + child_->node_count(); }
+  int buffer_count() const override { return 1 + child_->buffer_count(); }
+
+ private:
+  int64_t list_size_;
+  std::unique_ptr<ColumnGather> child_;
+  std::vector<const ArrayData*> child_sources_;
+  std::vector<Run> child_runs_;
+  RunSelection child_selection_;
+};
+
 // ---- Struct -------------------------------------------------------------------------------
 
 class StructGather final : public GatherNode<StructGather> {
@@ -711,6 +766,8 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
       return std::make_unique<ListGather<int64_t>>(type);
     case TypeId::kStruct:
       return std::make_unique<StructGather>(type);
+    case TypeId::kFixedSizeList:
+      return std::make_unique<FixedSizeListGather>(type);
   }
   SLUICE_CHECK(false, "unhandled type in ColumnGather::Make");
   return nullptr;

@@ -90,6 +90,9 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
       return {fb::Type::StructType, fb::CreateStructType(builder).Union()};
     case TypeId::kMap:
       return {fb::Type::MapType, fb::CreateMapType(builder, type.keys_sorted()).Union()};
+    case TypeId::kFixedSizeList:
+      return {fb::Type::FixedSizeListType,
+              fb::CreateFixedSizeListType(builder, type.list_size()).Union()};
     case TypeId::kFloat16:
       return {fb::Type::FloatType, fb::CreateFloatType(builder, fb::FloatPrecision::HALF).Union()};
     case TypeId::kDate64:
@@ -244,12 +247,9 @@ KeyValueMetadata MetadataFromFlatbuffer(
 }
 
 // Arrow C++'s name (as pyarrow prints it) of a type Sluice does not carry, from the field's type
-// table: "fixed_size_list[3]", "string_view", "dense_union"...
+// table: "string_view", "list_view", "dense_union"...
 std::string UnsupportedTypeName(const fb::Field& field) {
   switch (field.type_type()) {
-    case fb::Type::FixedSizeListType:
-      return "fixed_size_list[" + std::to_string(field.type_as_FixedSizeListType()->list_size()) +
-             "]";
     case fb::Type::UnionType:
       return field.type_as_UnionType()->mode() == fb::UnionMode::Dense ? "dense_union"
                                                                        : "sparse_union";
@@ -430,6 +430,15 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
                                " is negative");
       }
       type = DataType::FixedSizeBinary(width);
+      break;
+    }
+    case fb::Type::FixedSizeListType: {
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "fixed_size_list"));
+      const int32_t list_size = field->type_as_FixedSizeListType()->list_size();
+      if (list_size < 0) {
+        return Status::Corrupt("field '", path, "': fixed_size_list of ", list_size, " elements");
+      }
+      type = DataType::FixedSizeList(std::move(children[0]), list_size);
       break;
     }
     case fb::Type::ListType:

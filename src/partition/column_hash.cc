@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "base/simd_dispatch_internal.h"
@@ -314,6 +315,8 @@ class ColumnHasher {
         return UpdateList<int32_t>(array, rows, states);
       case TypeId::kLargeList:
         return UpdateList<int64_t>(array, rows, states);
+      case TypeId::kFixedSizeList:
+        return UpdateFixedSizeList(array, rows, states);
       // Types Spark has, hashed as Spark hashes the value it reads them as; the rest as the
       // Spark type of the same values (README, "Types and how they are partitioned").
       case TypeId::kFloat16: {
@@ -598,12 +601,30 @@ class ColumnHasher {
     }
   }
 
-  // A list folds its elements in order. The elements of different rows are independent, so the
-  // kernel goes position by position: round p hashes element p of every row that has one, as one
-  // column pass over the child with an index vector, until no row has elements left.
   template <typename Offset, typename Rows>
   static void UpdateList(const ArrayData& array, const Rows& rows, State* states) {
     const auto* offsets = reinterpret_cast<const Offset*>(array.buffers[1].data);
+    UpdateElements(array, rows, states, [offsets](int64_t i) {
+      return std::pair<int64_t, int64_t>{offsets[i], offsets[i + 1]};
+    });
+  }
+
+  // A fixed-size list folds as the list of the same elements.
+  template <typename Rows>
+  static void UpdateFixedSizeList(const ArrayData& array, const Rows& rows, State* states) {
+    const int64_t size = array.type->list_size();
+    UpdateElements(array, rows, states, [size](int64_t i) {
+      return std::pair<int64_t, int64_t>{i * size, (i + 1) * size};
+    });
+  }
+
+  // A list folds its elements in order. The elements of different rows are independent, so the
+  // kernel goes position by position: round p hashes element p of every row that has one, as one
+  // column pass over the child with an index vector, until no row has elements left.
+  // `elements_of(i)` gives the child rows [start, end) of physical row i.
+  template <typename Rows, typename ElementsOf>
+  static void UpdateElements(const ArrayData& array, const Rows& rows, State* states,
+                             ElementsOf elements_of) {
     const uint8_t* validity = Validity(array);
     std::vector<int64_t> slots;     // which state each active row folds into
     std::vector<int64_t> elements;  // its next element, a logical row of the child
@@ -614,8 +635,7 @@ class ColumnHasher {
     for (int64_t k = 0; k < rows.count; ++k) {
       const int64_t i = array.offset + rows[k];
       if (validity != nullptr && !bits::GetBit(validity, i)) continue;
-      const auto start = static_cast<int64_t>(offsets[i]);
-      const auto end = static_cast<int64_t>(offsets[i + 1]);
+      const auto [start, end] = elements_of(i);
       if (start >= end) continue;
       slots.push_back(k);
       elements.push_back(start);

@@ -468,6 +468,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
       // Spark's CalendarInterval has none.
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kFixedSizeList:
     case TypeId::kStruct:
     case TypeId::kMap:
       break;

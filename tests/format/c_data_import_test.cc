@@ -151,7 +151,7 @@ TEST(CDataImportTest, RejectsUnknownFormatString) {
 }
 
 TEST(CDataImportTest, RejectsUnsupportedFormatsAsNotImplemented) {
-  for (const char* format : {"+w:2", "vu", "vz", "+ud:0,1", "+us:0", "+r", "+vl", "+vL"}) {
+  for (const char* format : {"vu", "vz", "+ud:0,1", "+us:0", "+r", "+vl", "+vL"}) {
     CDataFactory factory;
     std::vector<SchemaNode*> children;
     if (format[0] == '+') children.push_back(factory.Schema("i", "child"));
@@ -191,10 +191,22 @@ TEST(CDataImportTest, ImportsEveryTemporalHalfFloatAndDecimalFormat) {
   }
 }
 
+TEST(CDataImportTest, ImportsFixedSizeLists) {
+  CDataFactory factory;
+  SchemaNode* root = factory.Schema(
+      "+s", "", 0, {factory.Schema("+w:3", "triple", 2, {factory.Schema("f", "coordinate", 0)})});
+  auto schema = ImportSchema(&root->schema);
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_TRUE((*schema)->field(0).type->Equals(
+      *DataType::FixedSizeList(MakeField("coordinate", DataType::Float32(), false), 3)));
+  EXPECT_EQ((*schema)->field(0).type->ToString(), "fixed_size_list<coordinate: float not null>[3]");
+}
+
 TEST(CDataImportTest, RejectsMalformedParameterizedFormats) {
   for (const char* format :
-       {"d:10", "d:10,2,7", "d:0,0", "d:39,1", "d:x,1", "d:1,2,128,4", "d:10,2,32", "d:19,2,64",
-        "d:77,2,256", "w:", "w:-1", "tsx:", "ts", "ttx", "tDx", "tix", "td", ""}) {
+       {"d:10",      "d:10,2,7",   "d:0,0", "d:39,1", "d:x,1", "d:1,2,128,4", "d:10,2,32",
+        "d:19,2,64", "d:77,2,256", "w:",    "w:-1",   "tsx:",  "ts",          "ttx",
+        "tDx",       "tix",        "td",    "+w:",    "+w:-2", "+w:x",        ""}) {
     CDataFactory factory;
     SchemaNode* root = factory.Schema("+s", "", 0, {factory.Schema(format, "p")});
     Status status = ImportSchema(&root->schema).status();

@@ -15,6 +15,7 @@
 // kind, buffer count and child count perturbations, whether it has a validity bitmap, a
 // dictionary and metadata, and the bytes of its bitmaps, values, offsets and metadata.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -64,7 +65,7 @@ constexpr Format kFormats[] = {
     {"ttm", 2, 4, 0},         {"ttn", 2, 8, 0},
     {"tDn", 2, 8, 0},         {"tiD", 2, 8, 0},
     {"tin", 2, 16, 0},        {"d:15,3,64", 2, 8, 0},
-    {"d:60,5,256", 2, 32, 0},
+    {"d:60,5,256", 2, 32, 0}, {"+w:3", 1, 0, 1},
 };
 constexpr int kFormatCount = static_cast<int>(sizeof(kFormats) / sizeof(kFormats[0]));
 constexpr int kMaxDepth = 4;
@@ -272,7 +273,11 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
   for (int c = 0; c < children; ++c) {
     arena.schemas.push_back(std::make_unique<ArrowSchema>());
     arena.arrays.push_back(std::make_unique<ArrowArray>());
-    const int64_t hint = format.children < 0 ? slots : child_length_needed;
+    // A struct's children hold its slots; a fixed-size list's ("+w:N") N elements a slot.
+    const bool fixed_size_list = std::strncmp(format.text, "+w:", 3) == 0;
+    const int64_t hint = format.children < 0 ? slots
+                         : fixed_size_list   ? slots * std::atoi(format.text + 3)
+                                             : child_length_needed;
     BuildNode(program, arena, depth + 1, hint, arena.schemas.back().get(),
               arena.arrays.back().get());
     schema_children.push_back(arena.schemas.back().get());

@@ -45,6 +45,10 @@ TABLES = {
         "du": pa.array([-1, 0, None], pa.duration("us")),
         "i": pa.array([pa.MonthDayNano([1, 2, 3]), None, pa.MonthDayNano([-1, 0, 5])], pa.month_day_nano_interval()),
     }),
+    "fixed_size_lists": pa.table({
+        "xyz": pa.array([[1.0, 2.0, 3.0], None, [4.0, None, 6.0]], pa.list_(pa.float32(), 3)),
+        "pairs": pa.array([[{"a": 1}, None], None, [{"a": None}, {"a": 4}]], pa.list_(pa.struct([("a", pa.int8())]), 2)),
+    }),
     "decimals": pa.table({
         "d32": pa.array([1, None, -99999], pa.decimal32(7, 2)), "d64": pa.array([None, 5, 7], pa.decimal64(15, 3)),
         "d256": pa.array([10**45, None, -(10**50)], pa.decimal256(60, 0)),

@@ -59,6 +59,8 @@ def nested_types():
         pa.list_(level2),
         pa.map_(pa.int32(), pa.large_list(level2)),
         pa.struct([("x", pa.list_(pa.list_(pa.decimal128(20, 4)))), ("y", pa.binary(3))]),
+        pa.list_(pa.field("xyz", pa.float32(), nullable=False), 3),
+        pa.list_(inner, 2),
     ]
 
 
@@ -111,6 +113,9 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
             (random_value(rng, data_type.key_type, nullable=False), random_value(rng, data_type.item_field.type, data_type.item_field.nullable))
             for _ in range(rng.randint(0, 3))
         ]
+    if pa.types.is_fixed_size_list(data_type):
+        field = data_type.value_field
+        return [random_value(rng, field.type, field.nullable) for _ in range(data_type.list_size)]
     if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
         field = data_type.value_field
         return [random_value(rng, field.type, field.nullable) for _ in range(rng.randint(0, 3))]

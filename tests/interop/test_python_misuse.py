@@ -137,7 +137,6 @@ def test_a_closed_reader_raises_and_a_closed_queue_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("type_, words", [
-    (pa.list_(pa.int8(), 4), "fixed_size_list[4]"),
     (pa.run_end_encoded(pa.int32(), pa.int64()), "run_end_encoded"),
     (pa.list_view(pa.int8()), "list_view"),
     (pa.dense_union([pa.field("a", pa.int8())]), "dense_union"),

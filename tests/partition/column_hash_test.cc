@@ -160,6 +160,13 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
       }
       return seed;
     }
+    case TypeId::kFixedSizeList: {
+      const int64_t size = array.type->list_size();
+      for (int64_t j = i * size; j < (i + 1) * size; ++j) {
+        seed = ReferenceHash<Hash>(array.children[0], j, seed);
+      }
+      return seed;
+    }
     case TypeId::kLargeList: {
       const auto* offsets = reinterpret_cast<const int64_t*>(data);
       for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
@@ -877,6 +884,21 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   std::vector<uint8_t> expected_bytes(21, 0);
   expected_bytes[0] = 0x01;
   EXPECT_EQ(MurmurOf(wide.Finish())[0], Murmur::HashBytes(expected_bytes.data(), 21, kSeed));
+
+  // A fixed-size list hashes as the list of the same elements.
+  BatchMaker lists({MakeField("fixed", DataType::FixedSizeList(DataType::Int64(), 2)),
+                    MakeField("list", DataType::List(DataType::Int64()))});
+  for (const int64_t first : {int64_t{7}, int64_t{-1}}) {
+    for (ArrayBuilder* builder : {&lists[0], &lists[1]}) {
+      builder->child(0).Append<int64_t>(first);
+      builder->child(0).AppendNull();
+      builder->AppendValid();
+    }
+  }
+  lists[0].AppendNull();
+  lists[1].AppendNull();
+  const RecordBatch list_batch = lists.Finish();
+  EXPECT_EQ(MurmurOf(list_batch, {0}), MurmurOf(list_batch, {1}));
 
   BatchMaker floats({MakeField("h", DataType::Float16()), MakeField("f", DataType::Float32()),
                      MakeField("d64", DataType::Date64()), MakeField("d32", DataType::Date32())});

@@ -135,6 +135,9 @@ SchemaPtr AllTypesSchema(int nested_depth) {
       MakeField("c" + std::to_string(index++), DataType::Map(DataType::Int32(), inner)));
   fields.push_back(
       MakeField("c" + std::to_string(index++), DataType::List(DataType::List(DataType::Utf8()))));
+  fields.push_back(MakeField("c" + std::to_string(index++), DataType::FixedSizeList(inner, 2)));
+  fields.push_back(MakeField("c" + std::to_string(index++),
+                             DataType::FixedSizeList(DataType::Int32(), 3, false)));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }
@@ -312,6 +315,14 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
       std::memcpy(bytes, &value, 16);
       std::memset(bytes + 16, value < 0 ? 0xff : 0x00, 16);
       builder.AppendBytes(bytes, BitWidth(type) / 8);
+      break;
+    }
+    case TypeId::kFixedSizeList: {
+      const Field& element = type.children()[0];
+      for (int32_t i = 0; i < type.list_size(); ++i) {
+        AppendRandomValue(builder.child(0), element.nullable, rng, options);
+      }
+      builder.AppendValid();
       break;
     }
     case TypeId::kStruct: {

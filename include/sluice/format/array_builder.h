@@ -9,7 +9,9 @@
 // Nested types: a list or map entry is made by appending its elements to child(0) and then
 // calling AppendValid() (or AppendNull()) on the list builder, which closes the entry. A struct
 // row is made by appending one value to every child and then calling AppendValid(); AppendNull()
-// on a struct appends an empty value to every child itself.
+// on a struct appends an empty value to every child itself. A fixed-size list row is its
+// list_size elements appended to child(0), then AppendValid(); AppendNull() appends list_size
+// empty elements itself.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,8 @@
 // Sluice moves Arrow data, so its types are Arrow's, restricted to those a Spark-class engine
 // shuffles: null, boolean, signed and unsigned integers, half, single and double floats,
 // date32/64, time32/64, timestamps, durations, the three intervals, decimal32/64/128/256, the four
-// variable-length binary types, fixed-size binary, list, large list, struct and map.
+// variable-length binary types, fixed-size binary, list, large list, fixed-size list, struct and
+// map.
 // Dictionary-encoded input is unpacked when it is imported (see c_data.h), so no dictionary
 // type exists here.
 //
@@ -59,6 +60,7 @@ enum class TypeId : uint8_t {
   kDecimal32,             ///< 4-byte little-endian two's-complement unscaled value.
   kDecimal64,             ///< 8-byte unscaled value.
   kDecimal256,            ///< 32-byte unscaled value.
+  kFixedSizeList,         ///< `list_size` elements of one child per row; no offsets.
 };
 
 /// The resolution of a timestamp.
@@ -99,6 +101,7 @@ class DataType {
   int32_t precision() const { return precision_; }           ///< Decimals only.
   int32_t scale() const { return scale_; }                   ///< Decimals only.
   int32_t byte_width() const { return byte_width_; }         ///< kFixedSizeBinary only.
+  int32_t list_size() const { return list_size_; }           ///< kFixedSizeList only.
   bool keys_sorted() const { return keys_sorted_; }          ///< kMap only.
 
   /// Returns true when both types and all their parameters and children are equal.
@@ -145,6 +148,9 @@ class DataType {
   static TypePtr List(Field element);
   static TypePtr LargeList(TypePtr element, bool element_nullable = true);
   static TypePtr LargeList(Field element);
+  /// Builds fixed_size_list<item>[list_size]; the element field is named "item" unless given.
+  static TypePtr FixedSizeList(TypePtr element, int32_t list_size, bool element_nullable = true);
+  static TypePtr FixedSizeList(Field element, int32_t list_size);
   static TypePtr Struct(std::vector<Field> fields);
   /// Builds map<key, value> as Arrow lays it out: entries: struct<key not null, value>, not null.
   static TypePtr Map(TypePtr key, TypePtr value, bool value_nullable = true,
@@ -161,6 +167,7 @@ class DataType {
   int32_t precision_ = 0;
   int32_t scale_ = 0;
   int32_t byte_width_ = 0;
+  int32_t list_size_ = 0;
   bool keys_sorted_ = false;
   std::string timezone_;
   std::vector<Field> children_;
@@ -192,7 +199,8 @@ bool IsBinaryLike(TypeId id);
 bool HasLargeOffsets(TypeId id);
 
 /// Returns the number of buffers an array of this type has in Arrow's layout, the validity
-/// bitmap included: 0 for null, 1 for struct, 2 for fixed-width, list and map, 3 for binary-like.
+/// bitmap included: 0 for null, 1 for struct and fixed-size list, 2 for fixed-width, list and map,
+/// 3 for binary-like.
 int BufferCount(TypeId id);
 
 /// Builds a Field.
