@@ -870,9 +870,12 @@ std::unique_ptr<ValueWriter> MakeWriter(const DataType& type, const std::string&
       return MakeFixedWriter<uint16_t, uint16_t>(type, path);
     case TypeId::kInt32:
     case TypeId::kDate32:
+    case TypeId::kIntervalYearMonth:
       return MakeFixedWriter<uint32_t, uint32_t>(type, path);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
+    case TypeId::kDuration:  // microseconds (CheckSparkSchema)
+    case TypeId::kTime64:    // nanoseconds
       return MakeFixedWriter<uint64_t, uint64_t>(type, path);
     case TypeId::kFloat32:
       return std::make_unique<FixedWriter<uint32_t, uint32_t, &CanonicalFloatBits, false>>(&type,

@@ -1218,10 +1218,13 @@ std::unique_ptr<ColumnAppender> MakeAppender(const DataType& type, const std::st
     case TypeId::kInt32:
     case TypeId::kFloat32:  // copied as bits
     case TypeId::kDate32:
+    case TypeId::kIntervalYearMonth:
       return std::make_unique<FixedAppender<int32_t, int32_t>>(&type, path);
     case TypeId::kInt64:
     case TypeId::kFloat64:  // copied as bits
     case TypeId::kTimestamp:
+    case TypeId::kDuration:  // microseconds (CheckSparkSchema)
+    case TypeId::kTime64:    // nanoseconds
       return std::make_unique<FixedAppender<int64_t, int64_t>>(&type, path);
     case TypeId::kDecimal128:
       if (IsLargeDecimal(type.precision())) {

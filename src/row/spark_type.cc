@@ -47,6 +47,14 @@ Result<SparkTypeId> SparkTypeIdOf(const DataType& type) {
       return SparkTypeId::kArray;
     case TypeId::kMap:
       return SparkTypeId::kMap;
+    case TypeId::kIntervalYearMonth:
+      return SparkTypeId::kYearMonthInterval;
+    case TypeId::kDuration:
+      if (type.time_unit() != TimeUnit::kMicro) break;
+      return SparkTypeId::kDayTimeInterval;
+    case TypeId::kTime64:
+      if (type.time_unit() != TimeUnit::kNano) break;
+      return SparkTypeId::kTime;
     default:
       break;
   }
@@ -59,8 +67,8 @@ Status CheckSparkType(const DataType& type, std::string_view path) {
     return Status::NotImplemented("field ", path, ": Spark rows cannot carry Arrow type ",
                                   type.ToString(),
                                   " (supported: bool, int8..int64, float, double, date32, "
-                                  "timestamp[us], decimal128, utf8, binary, null, struct, list, "
-                                  "map)");
+                                  "timestamp[us], decimal128, utf8, binary, null, month_interval, "
+                                  "duration[us], time64[ns], struct, list, map)");
   }
   for (const Field& child : type.children()) {
     SLUICE_RETURN_NOT_OK(CheckSparkType(*child.type, std::string(path) + "." + child.name));
@@ -126,6 +134,12 @@ Result<std::string> SparkCatalogString(const DataType& type) {
       return std::string("string");
     case SparkTypeId::kBinary:
       return std::string("binary");
+    case SparkTypeId::kYearMonthInterval:
+      return std::string("interval year to month");
+    case SparkTypeId::kDayTimeInterval:
+      return std::string("interval day to second");
+    case SparkTypeId::kTime:
+      return std::string("time(6)");
     case SparkTypeId::kArray: {
       SLUICE_ASSIGN_OR_RAISE(std::string element, SparkCatalogString(type.child_type(0)));
       return "array<" + element + ">";
@@ -263,6 +277,16 @@ class CatalogStringParser {
     if (word == "string") return DataType::Utf8();
     if (word == "binary") return DataType::Binary();
     if (word == "void" || word == "null") return DataType::Null();
+    if (word == "interval") return ParseIntervalFields();
+    if (word == "time") {
+      // Spark stores a TIME of any precision as nanoseconds since midnight.
+      if (Consume('(')) {
+        SLUICE_ASSIGN_OR_RAISE(const int32_t precision, Integer());
+        if (precision > 6) return Error("expected a time precision of 0 to 6");
+        SLUICE_RETURN_NOT_OK(Expect(')'));
+      }
+      return DataType::Time64(TimeUnit::kNano);
+    }
     if (word == "decimal" || word == "dec" || word == "numeric") {
       // Spark's bare "decimal" is decimal(10,0).
       int32_t precision = 10;
@@ -310,6 +334,39 @@ class CatalogStringParser {
     position_ = start;
     SkipSpaces();
     return Error("expected a Spark type name");
+  }
+
+  // After "interval": "year [to month]" or "month" (months, an int), or "day", "hour",
+  // "minute" or "second", optionally "to" a later one of them (microseconds, a long).
+  Result<TypePtr> ParseIntervalFields() {
+    static constexpr std::string_view kYearMonth[] = {"year", "month"};
+    static constexpr std::string_view kDayTime[] = {"day", "hour", "minute", "second"};
+    auto index_in = [](std::string_view word, auto& fields) {
+      for (size_t i = 0; i < std::size(fields); ++i) {
+        if (fields[i] == word) return static_cast<int>(i);
+      }
+      return -1;
+    };
+    const size_t start = position_;
+    const std::string first = Word();
+    const bool year_month = index_in(first, kYearMonth) >= 0;
+    const bool day_time = index_in(first, kDayTime) >= 0;
+    if (!year_month && !day_time) {
+      position_ = start;
+      return Error(
+          "expected interval fields (year to month, day to second...); calendar "
+          "intervals are not carried");
+    }
+    const size_t before_to = position_;
+    if (Word() == "to") {
+      const std::string last = Word();
+      const bool ordered = year_month ? index_in(last, kYearMonth) > index_in(first, kYearMonth)
+                                      : index_in(last, kDayTime) > index_in(first, kDayTime);
+      if (!ordered) return Error("expected a later interval field after 'to'");
+    } else {
+      position_ = before_to;
+    }
+    return year_month ? DataType::IntervalYearMonth() : DataType::Duration(TimeUnit::kMicro);
   }
 
   std::string_view text_;

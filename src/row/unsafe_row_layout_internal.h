@@ -67,6 +67,7 @@ inline int ArrayElementWidth(const DataType& type) {
     case TypeId::kInt32:
     case TypeId::kFloat32:
     case TypeId::kDate32:
+    case TypeId::kIntervalYearMonth:
       return 4;
     default:
       return 8;

@@ -236,8 +236,8 @@ TEST(RowMapWriterCompactionTest, SmallPartitionsAreCompactThroughSpills) {
     EXPECT_GE(output->metrics.spills, 2);
     CheckOutput(*output, input);
     if (limit > 0) {
-      // About 12 rows each; the odd partition whose UnsafeRows pass 64 KiB stays a stream.
-      EXPECT_GE(CompactSegments(*output), 95);
+      // About 12 rows each; the few partitions whose UnsafeRows pass 64 KiB stay streams.
+      EXPECT_GE(CompactSegments(*output), 90);
     } else {
       EXPECT_EQ(CompactSegments(*output), 0);
     }

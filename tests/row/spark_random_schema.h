@@ -33,6 +33,9 @@ inline std::vector<TypePtr> SparkLeafTypes() {
       DataType::Decimal128(38, 10),
       DataType::Utf8(),
       DataType::Binary(),
+      DataType::IntervalYearMonth(),
+      DataType::Duration(TimeUnit::kMicro),
+      DataType::Time64(TimeUnit::kNano),
       DataType::Null(),
   };
 }

@@ -76,6 +76,39 @@ TEST(SparkTypeTest, ParsesCatalogStringsAndAliases) {
   EXPECT_TRUE((*parsed)->Equals(*expected)) << (*parsed)->ToString();
 }
 
+// Spark's ANSI intervals and TIME: every field range of a kind is one physical layout.
+TEST(SparkTypeTest, ParsesIntervalsAndTimes) {
+  for (const char* text : {"interval year to month", "interval year", "INTERVAL MONTH"}) {
+    auto parsed = ArrowTypeFromSparkCatalogString(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+    EXPECT_TRUE((*parsed)->Equals(*DataType::IntervalYearMonth())) << text;
+  }
+  for (const char* text : {"interval day to second", "interval day", "interval hour to minute",
+                           "interval minute to second", "interval second"}) {
+    auto parsed = ArrowTypeFromSparkCatalogString(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+    EXPECT_TRUE((*parsed)->Equals(*DataType::Duration(TimeUnit::kMicro))) << text;
+  }
+  for (const char* text : {"time(6)", "time(0)", "time"}) {
+    auto parsed = ArrowTypeFromSparkCatalogString(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().ToString();
+    EXPECT_TRUE((*parsed)->Equals(*DataType::Time64(TimeUnit::kNano))) << text;
+  }
+  auto row = SchemaFromSparkCatalogString(
+      "struct<a:interval year to month,b:array<interval day to second>,c:time(6)>");
+  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  EXPECT_EQ(*SparkCatalogString(*DataType::Struct((*row)->fields())),
+            "struct<a:interval year to month,b:array<interval day to second>,c:time(6)>");
+  for (const char* text :
+       {"interval", "interval second to day", "interval year to day", "interval week", "time(7)"}) {
+    auto parsed = ArrowTypeFromSparkCatalogString(text);
+    EXPECT_TRUE(parsed.status().IsInvalid()) << text;
+  }
+  EXPECT_TRUE(SparkTypeIdOf(*DataType::Duration(TimeUnit::kNano)).status().IsNotImplemented());
+  EXPECT_TRUE(SparkTypeIdOf(*DataType::Time64(TimeUnit::kMicro)).status().IsNotImplemented());
+  EXPECT_TRUE(SparkTypeIdOf(*DataType::IntervalMonthDayNano()).status().IsNotImplemented());
+}
+
 TEST(SparkTypeTest, ReportsWhereACatalogStringIsWrong) {
   for (const char* text : {"array<int", "struct<a int>", "decimal(39,0)", "varchar(3)", "map<int>",
                            "int int", "struct<`a:int>"}) {

@@ -12,6 +12,9 @@
 //   double  <-> float64              void (null)   <-> null
 //   struct  <-> struct               array<T>      <-> list<T>
 //   map<K,V> <-> map<K, V>
+//   interval year to month (any of its fields)  <-> month_interval (int32 months)
+//   interval day to second (any of its fields)  <-> duration[us]
+//   time(p)                                     <-> time64[ns] (nanoseconds since midnight)
 //
 // Arrow types a Spark row cannot carry (unsigned integers, large_* types, fixed_size_binary,
 // timestamps of a unit other than microseconds) have no Spark type: the functions below return
@@ -51,6 +54,9 @@ enum class SparkTypeId : uint8_t {
   kStruct,
   kArray,
   kMap,
+  kYearMonthInterval,  ///< Months, an int.
+  kDayTimeInterval,    ///< Microseconds, a long.
+  kTime,               ///< Nanoseconds since midnight, a long.
 };
 
 /// Returns the Spark type of an Arrow type (its top level only; children are not checked), or

@@ -35,6 +35,13 @@ object SparkCatalogString {
     case _: StringType => Right("string")
     case BinaryType => Right("binary")
     case NullType => Right("void")
+    // ANSI intervals and TIME: an int of months, a long of microseconds, a long of nanoseconds
+    // since midnight, whatever their fields or precision.
+    case _: YearMonthIntervalType => Right("interval year to month")
+    case _: DayTimeIntervalType => Right("interval day to second")
+    case _: TimeType => Right("time(6)")
+    // A user-defined type is stored in rows as its SQL type.
+    case udt: UserDefinedType[_] => of(udt.sqlType)
     case struct: StructType =>
       val fields = struct.fields.toSeq.zipWithIndex.map { case (f, i) =>
         of(f.dataType).map(s => s"f$i:$s")
