@@ -1,0 +1,133 @@
+"""Sluice and polars (PyPI, its default settings), both ways.
+
+polars decodes every partition segment of an all-types map output with its own IPC reader; each
+column it reads equals the rows written once cast back to the Arrow type that went in (polars
+keeps its own types: String for every string type, Datetime for date64). Where polars has no
+type for a column (month_day_nano intervals, decimal256) it refuses the segment with an error,
+never misreads it.
+
+The other way: what polars writes with `compat_level=CompatLevel.oldest()` (plain strings and
+binaries) `sluice write` shuffles and `sluice read` returns unchanged. polars' default writes
+string_view, which Sluice does not carry yet: `sluice write` refuses it by name.
+"""
+
+import os
+import subprocess
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from arrow_data import all_types_schema, random_table
+from map_outputs import PARTITIONS, keyed_table, map_output_segments, partition_rows
+from segments import segment_stream
+
+CLI = os.environ.get("SLUICE_CLI")
+# The Arrow types polars has no type for, and what its refusal says.
+POLARS_REFUSES = {
+    "month_day_nano_interval": "month_day_nano_interval",
+    "decimal256": "Int256",
+}
+
+
+def polars_refuses(type_):
+    return any(str(type_).startswith(prefix) for prefix in POLARS_REFUSES) or \
+        any(str(child.type).startswith(prefix) for prefix in POLARS_REFUSES
+            for child in getattr(type_, "fields", []))
+
+
+def readable_schema():
+    return pa.schema([field for field in all_types_schema() if not polars_refuses(field.type)])
+
+
+def rebuilt(type_, leaf):
+    """`type_` with every field nullable and every leaf type replaced by leaf(type)."""
+    def field(f):
+        return pa.field(f.name, rebuilt(f.type, leaf))
+    if pa.types.is_struct(type_):
+        return pa.struct([field(f) for f in type_])
+    if pa.types.is_map(type_):
+        return pa.map_(rebuilt(type_.key_type, leaf), rebuilt(type_.item_type, leaf))
+    if pa.types.is_fixed_size_list(type_):
+        return pa.list_(field(type_.value_field), type_.list_size)
+    if pa.types.is_large_list(type_):
+        return pa.large_list(field(type_.value_field))
+    if pa.types.is_list(type_):
+        return pa.list_(field(type_.value_field))
+    return leaf(type_)
+
+
+def count_of(type_):
+    """A temporal type as its stored count: rows are compared as counts, since Python's
+    datetime objects cannot hold every timestamp."""
+    if pa.types.is_timestamp(type_) or pa.types.is_date64(type_) or \
+            pa.types.is_duration(type_) or pa.types.is_time64(type_):
+        return pa.int64()
+    if pa.types.is_time32(type_) or pa.types.is_date32(type_):
+        return pa.int32()
+    return type_
+
+
+def comparable_rows(table, schema):
+    """`table` cast to `schema`'s types with every field nullable (polars marks a non-nullable
+    child null under a null parent), as Python rows of temporal counts."""
+    nullable = pa.schema([pa.field(f.name, rebuilt(f.type, lambda t: t)) for f in schema])
+    counts = pa.schema([pa.field(f.name, rebuilt(f.type, count_of)) for f in schema])
+    return table.cast(nullable).cast(counts).to_pylist()
+
+
+def read_with_polars(stream, schema):
+    """The rows polars decodes from an IPC stream, cast back to `schema`'s types."""
+    return comparable_rows(pl.read_ipc_stream(stream).to_arrow(), schema)
+
+
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_polars_decodes_every_segment_of_a_map_output(tmp_path, codec):
+    table = keyed_table(readable_schema(), 600, seed=51)
+    segments = map_output_segments(tmp_path, table, codec)
+    assert segments[0] == b""
+    for p in range(1, PARTITIONS):
+        # A compact segment takes the README's one step first: decompress its frame.
+        got = read_with_polars(segment_stream(segments[p]).read(), table.schema)
+        assert got == comparable_rows(partition_rows(table, p), table.schema), f"partition {p}"
+
+
+@pytest.mark.parametrize("type_", [pa.month_day_nano_interval(), pa.decimal256(50, 5)], ids=str)
+def test_polars_refuses_the_types_it_has_none_for(tmp_path, type_):
+    table = random_table(pa.schema([("value", type_)]), 50, seed=52)
+    stream = segment_stream(map_output_segments(
+        tmp_path, table.add_column(0, "pid", pa.array([1] * 50, pa.int32())), "lz4")[1]).read()
+    with pytest.raises(BaseException) as refused:  # polars raises a PanicException here
+        pl.read_ipc_stream(stream)
+    assert any(words in str(refused.value) for words in POLARS_REFUSES.values()), refused.value
+
+
+@pytest.mark.skipif(CLI is None, reason="SLUICE_CLI names the sluice tool")
+def test_sluice_shuffles_what_polars_writes_with_plain_strings(tmp_path):
+    frame = pl.DataFrame({
+        "id": range(3000),
+        "name": [f"name-{i % 97}" if i % 13 else None for i in range(3000)],
+        "price": [i * 0.25 for i in range(3000)],
+        "tags": [[f"t{i % 5}", f"u{i % 3}"] for i in range(3000)],
+        "day": pl.date_range(pl.date(2020, 1, 1), pl.date(2028, 3, 18), eager=True)[:3000],
+    })
+    source = tmp_path / "polars.arrow"
+    frame.write_ipc_stream(source, compat_level=pl.CompatLevel.oldest())
+    subprocess.run([CLI, "write", str(source), "--output-dir", str(tmp_path / "out"),
+                    "--partitions", str(PARTITIONS), "--keys", "name", "--codec", "zstd"],
+                   check=True, capture_output=True)
+    subprocess.run([CLI, "read", str(tmp_path / "out"), "--partition", f"0-{PARTITIONS - 1}",
+                    "--output", str(tmp_path / "back.arrow")], check=True, capture_output=True)
+    back = pl.read_ipc_stream(tmp_path / "back.arrow").sort("id")
+    assert back.equals(frame)
+
+
+@pytest.mark.skipif(CLI is None, reason="SLUICE_CLI names the sluice tool")
+def test_polars_default_string_views_are_refused_by_name(tmp_path):
+    source = tmp_path / "polars.arrow"
+    pl.DataFrame({"id": [1, 2], "name": ["a", "b"]}).write_ipc_stream(source)
+    result = subprocess.run([CLI, "write", str(source), "--output-dir", str(tmp_path / "out"),
+                             "--partitions", "2", "--keys", "id"], capture_output=True)
+    assert result.returncode != 0
+    assert "field 'name': string_view is not supported" in result.stderr.decode()
+    assert not (tmp_path / "out" / "shuffle_0_0_0.data").exists()
