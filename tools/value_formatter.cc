@@ -35,9 +35,8 @@ struct TimeOfDay {
 };
 
 TimeOfDay SplitTime(int64_t value, TimeUnit unit) {
-  static constexpr int64_t kPerSecond[] = {1, 1'000, 1'000'000, 1'000'000'000};
   static constexpr int kDigits[] = {0, 3, 6, 9};
-  const int64_t per_second = kPerSecond[static_cast<int>(unit)];
+  const int64_t per_second = TicksPerSecond(unit);
   TimeOfDay time;
   time.digits = kDigits[static_cast<int>(unit)];
   int64_t seconds = value / per_second;

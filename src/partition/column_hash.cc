@@ -172,8 +172,7 @@ typename Hash::State HashBigIntegerBytes256(const uint8_t* slot, typename Hash::
 // Converts a count of `unit` to the unit `per_second` ticks a second counts, as Java's long
 // arithmetic does: multiplying wraps, dividing truncates toward zero.
 inline int64_t ConvertTicks(int64_t value, TimeUnit unit, int64_t per_second) {
-  static constexpr int64_t kPerSecond[] = {1, 1'000, 1'000'000, 1'000'000'000};
-  const int64_t from = kPerSecond[static_cast<int>(unit)];
+  const int64_t from = TicksPerSecond(unit);
   if (from <= per_second) {
     return static_cast<int64_t>(static_cast<uint64_t>(value) *
                                 static_cast<uint64_t>(per_second / from));
@@ -181,7 +180,6 @@ inline int64_t ConvertTicks(int64_t value, TimeUnit unit, int64_t per_second) {
   return value / (from / per_second);
 }
 
-constexpr int64_t kMillisPerDay = 86'400'000;
 constexpr int64_t kMicrosPerMilli = 1'000;
 constexpr int64_t kMicrosPerDay = kMillisPerDay * kMicrosPerMilli;
 
@@ -336,14 +334,16 @@ class ColumnHasher {
         const auto* typed = reinterpret_cast<const int32_t*>(values);
         const TimeUnit unit = array.type->time_unit();
         return fixed([typed, unit](int64_t i, State seed) {
-          return Hash::HashLong(ConvertTicks(typed[i], unit, 1'000'000'000), seed);
+          return Hash::HashLong(ConvertTicks(typed[i], unit, TicksPerSecond(TimeUnit::kNano)),
+                                seed);
         });
       }
       case TypeId::kTime64: {
         const auto* typed = reinterpret_cast<const int64_t*>(values);
         const TimeUnit unit = array.type->time_unit();
         return fixed([typed, unit](int64_t i, State seed) {
-          return Hash::HashLong(ConvertTicks(typed[i], unit, 1'000'000'000), seed);
+          return Hash::HashLong(ConvertTicks(typed[i], unit, TicksPerSecond(TimeUnit::kNano)),
+                                seed);
         });
       }
       case TypeId::kDuration: {
@@ -351,7 +351,8 @@ class ColumnHasher {
         const auto* typed = reinterpret_cast<const int64_t*>(values);
         const TimeUnit unit = array.type->time_unit();
         return fixed([typed, unit](int64_t i, State seed) {
-          return Hash::HashLong(ConvertTicks(typed[i], unit, 1'000'000), seed);
+          return Hash::HashLong(ConvertTicks(typed[i], unit, TicksPerSecond(TimeUnit::kMicro)),
+                                seed);
         });
       }
       case TypeId::kIntervalYearMonth:

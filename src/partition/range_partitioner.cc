@@ -117,7 +117,7 @@ struct DayTimeIntervalReader {
   uint64_t operator()(int64_t i) const {
     const int64_t days = bits::LoadUnaligned<int32_t>(values + 8 * i);
     const int64_t millis = bits::LoadUnaligned<int32_t>(values + 8 * i + 4);
-    return OrderedBits(days * 86'400'000 + millis) ^ invert;
+    return OrderedBits(days * kMillisPerDay + millis) ^ invert;
   }
   const uint8_t* values;
   uint64_t invert;

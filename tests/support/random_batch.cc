@@ -273,9 +273,8 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
       break;
     case TypeId::kTime32:
     case TypeId::kTime64: {
-      static constexpr int64_t kPerDay[] = {86'400, 86'400'000, 86'400'000'000, 86'400'000'000'000};
-      const int64_t value = static_cast<int64_t>(
-          rng() % static_cast<uint64_t>(kPerDay[static_cast<int>(type.time_unit())]));
+      const int64_t per_day = TicksPerSecond(type.time_unit()) * 86'400;
+      const int64_t value = static_cast<int64_t>(rng() % static_cast<uint64_t>(per_day));
       if (type.id() == TypeId::kTime32) {
         builder.Append<int32_t>(static_cast<int32_t>(value));
       } else {

@@ -179,6 +179,15 @@ std::string_view TypeIdName(TypeId id);
 /// Returns a readable name of a time unit: "s", "ms", "us" or "ns".
 std::string_view TimeUnitName(TimeUnit unit);
 
+/// Returns how many of `unit` make a second: 1, 1,000, 1,000,000 or 1,000,000,000.
+constexpr int64_t TicksPerSecond(TimeUnit unit) {
+  constexpr int64_t kTicks[] = {1, 1'000, 1'000'000, 1'000'000'000};
+  return kTicks[static_cast<int>(unit)];
+}
+
+/// Milliseconds in a day as date64, day_time intervals and the hash rules count them.
+inline constexpr int64_t kMillisPerDay = 86'400'000;
+
 /// Returns true when values of `id` are stored as fixed-width slots in buffer 1
 /// (booleans are bit-packed and count as fixed width with `BitWidth` 1).
 bool IsFixedWidth(TypeId id);
