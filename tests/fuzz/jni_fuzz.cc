@@ -141,6 +141,7 @@ const char* const kSchemas[] = {
     "struct<c0:int,c1:double,c2:decimal(15,2),c3:date,c4:timestamp,c5:binary>",
     "struct<c0:array<string>,c1:map<int,struct<a:bigint,b:string>>>",
     "struct<>",
+    "struct<c0:interval year to month,c1:array<interval day to second>,c2:time(6)>",
 };
 constexpr size_t kSchemaCount = sizeof(kSchemas) / sizeof(kSchemas[0]);
 
