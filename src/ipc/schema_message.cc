@@ -270,8 +270,14 @@ std::string UnsupportedTypeName(const fb::Field& field) {
 }
 
 Status Unsupported(const fb::Field& field, const std::string& path) {
-  return Status::NotImplemented("field '", path, "': ", UnsupportedTypeName(field),
-                                " is not supported by Sluice");
+  // The view types are what polars writes by default; it writes plain ones when asked.
+  const bool view =
+      field.type_type() == fb::Type::Utf8ViewType || field.type_type() == fb::Type::BinaryViewType;
+  return Status::NotImplemented(
+      "field '", path, "': ", UnsupportedTypeName(field), " is not supported by Sluice",
+      view ? " (polars writes it by default; write_ipc_stream(..., "
+             "compat_level=polars.CompatLevel.oldest()) writes large_string and large_binary)"
+           : "");
 }
 
 Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,

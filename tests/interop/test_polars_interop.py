@@ -129,5 +129,7 @@ def test_polars_default_string_views_are_refused_by_name(tmp_path):
     result = subprocess.run([CLI, "write", str(source), "--output-dir", str(tmp_path / "out"),
                              "--partitions", "2", "--keys", "id"], capture_output=True)
     assert result.returncode != 0
-    assert "field 'name': string_view is not supported" in result.stderr.decode()
+    message = result.stderr.decode()
+    assert "field 'name': string_view is not supported" in message, message
+    assert "CompatLevel.oldest()" in message, message
     assert not (tmp_path / "out" / "shuffle_0_0_0.data").exists()
