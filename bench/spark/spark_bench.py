@@ -169,6 +169,17 @@ def _skewed_join(tables):
     return joined.select(*_fingerprint("l_orderkey", "l_partkey", "o_totalprice"))
 
 
+def _one_row_tasks(tasks):
+    """A map stage of `tasks` tasks that write one row each: what a task costs apart from its
+    bytes (Spark's bypass-merge writer is the comparison)."""
+    def query(tables):
+        from pyspark.sql import functions as F
+        spark = tables["lineitem"].sparkSession
+        rows = spark.range(0, tasks, 1, tasks).withColumn("s", F.concat(F.lit("row-"), F.col("id")))
+        return rows.repartition(200, "id").select(*_fingerprint("id", "s"))
+    return query
+
+
 QUERIES = {
     "q1_repartition_200": _repartition(200),
     "q2_repartition_2000": _repartition(2000),
@@ -180,6 +191,7 @@ QUERIES = {
     "q7_skewed_join": _skewed_join,
     "q8_tpch_q5_shaped": _q5_shaped,
     "q9_repartition_100000": _repartition(100_000),
+    "q10_one_row_tasks_8000": _one_row_tasks(8000),
 }
 DEFAULT_QUERIES = [name for name in QUERIES if name != "q9_repartition_100000"]
 
