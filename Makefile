@@ -46,7 +46,8 @@ build-tsan: deps $(TSAN_BUILD)/build.ninja
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TESTS)
 
 ## test: every test: unit tests, the same under ASan+UBSan, the threaded modules' under TSan,
-## interop (pyarrow, nanoarrow, polars, Arrow Java, arrow-rs), bounded fuzzing, the Spark plugin, the command-line tool; first the lint.
+## interop (pyarrow, nanoarrow, polars, Arrow Java, arrow-rs), bounded fuzzing, the Spark
+## plugin, the command-line tool; first the lint.
 test: lint test-unit test-asan test-tsan test-interop test-python test-fuzz test-spark test-cli
 	@echo "make test: all suites passed"
 
