@@ -1020,6 +1020,28 @@ def test_temporal_half_float_decimal_and_fixed_size_list_types_round_trip(tmp_pa
         assert back.sort_by("row").equals(table), codec
 
 
+def test_read_head_shows_times_intervals_and_wide_decimals_as_values(tmp_path):
+    import decimal
+    table = pa.table({
+        "k": pa.array([1], pa.int64()),
+        "t": pa.array([3_723_004], pa.time32("ms")),
+        "d": pa.array([86_400_000 * 3], pa.date64()),
+        "i": pa.array([pa.MonthDayNano([1, 2, 3])], pa.month_day_nano_interval()),
+        "w": pa.array([decimal.Decimal("-" + "9" * 45 + ".5")], pa.decimal256(60, 1)),
+        "h": pa.array([1.5], pa.float16()),
+        "f": pa.array([[1, 2]], pa.list_(pa.int8(), 2)),
+    })
+    source = tmp_path / "in.arrow"
+    with pa.ipc.new_stream(str(source), table.schema) as writer:
+        writer.write_table(table)
+    run("write", source, "--output-dir", tmp_path / "out", "--partitions", 1, "--keys", "k")
+    row = run("read", tmp_path / "out", "--partition", 0, "--head", 1).stdout.decode().splitlines()[2]
+    # A cell is cut at 32 characters: the decimal shows its first 28 digits.
+    for value in ("01:02:03.004", "1970-01-04", "1M2d3ns", "-" + "9" * 28,
+                  "1.5", "[1, 2]"):
+        assert value in row, row
+
+
 # Types Sluice does not carry yet, with the words the refusal must use (Arrow C++'s, as pyarrow
 # prints them), never an internal type tag.
 UNSUPPORTED_TYPES = [
