@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "argument_parser.h"
@@ -239,14 +240,15 @@ int RunBenchCommand(std::span<const std::string> arguments) {
         Result<std::string> text = ReadText(output);
         Result<JsonValue> json = text.ok() ? JsonValue::Parse(*text, program.string())
                                            : Result<JsonValue>(text.status());
-        const JsonValue* entries = json.ok() ? json->Find("benchmarks") : nullptr;
+        const std::optional<JsonValue> entries =
+            json.ok() ? json->Find("benchmarks") : std::nullopt;
         if (!json.ok()) {
           outcome.problem = json.status().message();
-        } else if (entries == nullptr || !entries->is_array()) {
+        } else if (!entries.has_value() || !entries->is_array()) {
           outcome.problem = program.string() + ": its JSON has no \"benchmarks\" list";
         } else {
-          if (context.is_null() && json->Find("context") != nullptr) {
-            context = *json->Find("context");
+          if (context.is_null()) {
+            if (std::optional<JsonValue> found = json->Find("context")) context = *found;
           }
           for (JsonValue entry : entries->items()) {
             entry.Set("suite", suite);

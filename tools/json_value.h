@@ -1,11 +1,17 @@
-// JsonValue: a JSON document in memory, parsed from text or built up, and written back.
+// JsonValue: a JSON document in memory, parsed from text or built up, and written back; a thin
+// face over nlohmann::ordered_json (Debian's nlohmann-json3-dev), which parses, escapes and
+// formats numbers.
 //
 // The tool's --json outputs are built with it, and `sluice bench` reads the Google Benchmark
 // programs' JSON with it to merge them into one report. Objects keep their members in order, so
-// output reads in the order it was built; integers stay exact 64-bit values.
+// output reads in the order it was built; integers stay exact 64-bit values. What it adds to the
+// library is the layout of Dump (arrays of scalars and objects of scalars inside arrays on one
+// line, so long lists read as tables) and reading the NaN and infinities Google Benchmark writes.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,64 +27,54 @@ class JsonValue {
   using Member = std::pair<std::string, JsonValue>;
 
   JsonValue() = default;
-  JsonValue(bool value) : kind_(Kind::kBoolean), integer_(value) {}                  // NOLINT
-  JsonValue(int value) : kind_(Kind::kInteger), integer_(value) {}                   // NOLINT
-  JsonValue(int64_t value) : kind_(Kind::kInteger), integer_(value) {}               // NOLINT
-  JsonValue(uint32_t value) : kind_(Kind::kInteger), integer_(value) {}              // NOLINT
-  JsonValue(double value) : kind_(Kind::kDouble), double_(value) {}                  // NOLINT
-  JsonValue(std::string value) : kind_(Kind::kString), string_(std::move(value)) {}  // NOLINT
-  JsonValue(const char* value) : kind_(Kind::kString), string_(value) {}             // NOLINT
+  JsonValue(bool value) : value_(value) {}                      // NOLINT
+  JsonValue(int value) : value_(int64_t{value}) {}              // NOLINT
+  JsonValue(int64_t value) : value_(value) {}                   // NOLINT
+  JsonValue(uint32_t value) : value_(int64_t{value}) {}         // NOLINT
+  JsonValue(double value) : value_(value) {}                    // NOLINT
+  JsonValue(std::string value) : value_(std::move(value)) {}    // NOLINT
+  JsonValue(const char* value) : value_(std::string(value)) {}  // NOLINT
 
   /// Returns an empty array or object.
   static JsonValue Array();
   static JsonValue Object();
 
-  /// Parses `text`; errors name `source` and the byte offset.
+  /// Parses `text`; errors name `source` and the byte offset. Bare NaN and infinities (which
+  /// Google Benchmark writes for undefined counters) are read as null.
   static Result<JsonValue> Parse(std::string_view text, std::string_view source);
 
-  Kind kind() const { return kind_; }
-  bool is_null() const { return kind_ == Kind::kNull; }
-  bool is_number() const { return kind_ == Kind::kInteger || kind_ == Kind::kDouble; }
-  bool is_string() const { return kind_ == Kind::kString; }
-  bool is_array() const { return kind_ == Kind::kArray; }
-  bool is_object() const { return kind_ == Kind::kObject; }
+  Kind kind() const;
+  bool is_null() const { return value_.is_null(); }
+  bool is_number() const { return value_.is_number(); }
+  bool is_string() const { return value_.is_string(); }
+  bool is_array() const { return value_.is_array(); }
+  bool is_object() const { return value_.is_object(); }
 
-  bool boolean() const { return integer_ != 0; }
+  bool boolean() const { return value_.is_boolean() && value_.get<bool>(); }
   /// Returns a number as a double (integers converted).
-  double number() const {
-    return kind_ == Kind::kInteger ? static_cast<double>(integer_) : double_;
-  }
+  double number() const { return value_.is_number() ? value_.get<double>() : 0; }
   /// Returns a number as an integer (doubles truncated).
-  int64_t integer() const {
-    return kind_ == Kind::kDouble ? static_cast<int64_t>(double_) : integer_;
-  }
-  const std::string& string() const { return string_; }
-  const std::vector<JsonValue>& items() const { return items_; }
-  std::vector<JsonValue>& items() { return items_; }
-  const std::vector<Member>& members() const { return members_; }
+  int64_t integer() const;
+  const std::string& string() const;
+  /// Copies of an array's items and an object's members, in order.
+  std::vector<JsonValue> items() const;
+  std::vector<Member> members() const;
 
-  /// Returns the member named `key`, or null when there is none (objects only).
-  const JsonValue* Find(std::string_view key) const;
+  /// Returns the member named `key`, if any (objects only).
+  std::optional<JsonValue> Find(std::string_view key) const;
   /// Sets member `key`, replacing an existing one in place; returns *this for chaining.
   JsonValue& Set(std::string_view key, JsonValue value);
   /// Appends an item to an array; returns *this for chaining.
   JsonValue& Append(JsonValue value);
 
-  /// Writes the value as JSON: compact when `indent` < 0, else one member per line.
+  /// Writes the value as JSON: compact when `indent` < 0, else one member per line (see above).
   std::string Dump(int indent = -1) const;
 
  private:
-  void DumpTo(std::string* out, int indent, int depth) const;
+  explicit JsonValue(nlohmann::ordered_json value) : value_(std::move(value)) {}
+  static void DumpTo(const nlohmann::ordered_json& value, std::string* out, int indent, int depth);
 
-  Kind kind_ = Kind::kNull;
-  int64_t integer_ = 0;
-  double double_ = 0;
-  std::string string_;
-  std::vector<JsonValue> items_;
-  std::vector<Member> members_;
+  nlohmann::ordered_json value_;
 };
-
-/// Returns `text` as a quoted JSON string.
-std::string QuoteJson(std::string_view text);
 
 }  // namespace sluice::cli

@@ -988,6 +988,28 @@ def test_extension_types_and_field_metadata_pass_through_write_and_read(tmp_path
     assert back.sort_by("key").equals(table, check_metadata=True)
 
 
+def test_bench_reads_the_nan_and_infinities_google_benchmark_writes(tmp_path):
+    # A stand-in benchmark program whose JSON has the bare NaN and infinities Google Benchmark
+    # writes for undefined counters, and a name that spells them inside a string.
+    bench_dir = tmp_path / "bench"
+    bench_dir.mkdir()
+    program = bench_dir / "codec_benchmark"
+    program.write_text("#!/bin/sh\ncat <<'JSON'\n"
+                       '{"context": {"host_name": "h"}, "benchmarks": ['
+                       '{"name": "BM_nan/inf \\"NaN\\"", "ratio": NaN, "low": -inf,'
+                       ' "high": Infinity, "rows": 12345678901234}]}\n'
+                       "JSON\n")
+    program.chmod(0o755)
+    run("bench", "codec", "--bench-dir", bench_dir, "--repetitions", 1, "--json",
+        tmp_path / "out.json")
+    merged = json.loads((tmp_path / "out.json").read_text())
+    entry = merged["benchmarks"][0]
+    assert entry["name"] == 'BM_nan/inf "NaN"'
+    assert entry["ratio"] is None and entry["low"] is None and entry["high"] is None
+    assert entry["rows"] == 12345678901234 and entry["suite"] == "codec"
+    assert merged["context"]["host_name"] == "h"
+
+
 # Types Sluice carries since 2026-12-05, each through sluice write and sluice read: the same
 # type, the same values, every row in the partition the hash rule puts it in.
 NEWLY_CARRIED_TYPES = [
