@@ -511,6 +511,21 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
   std::vector<const uint8_t*> bytes_end_;  // per source, the end of its data buffer
 };
 
+// Appends child rows [begin, begin + length) of `source` to `runs`, merged into the last run
+// when they continue it; returns `length` (none when it is not positive).
+int64_t AppendChildRun(uint32_t source, int64_t begin, int64_t length, std::vector<Run>* runs) {
+  if (length <= 0) return 0;
+  if (!runs->empty()) {
+    Run& last = runs->back();
+    if (last.source == source && last.start + last.count == begin) {
+      last.count += length;
+      return length;
+    }
+  }
+  runs->push_back(Run{source, begin, length});
+  return length;
+}
+
 // ---- List, large list, map ----------------------------------------------------------------
 
 template <typename Offset>
@@ -538,16 +553,7 @@ class ListGather final : public OffsetsNode<Offset, ListGather<Offset>> {
       const Offset* offsets = this->offsets_[source];
       const int64_t begin = offsets[start];
       const int64_t end = offsets[start + count];
-      if (end <= begin) return;
-      child_length += end - begin;
-      if (!child_runs_.empty()) {
-        Run& last = child_runs_.back();
-        if (last.source == source && last.start + last.count == begin) {
-          last.count += end - begin;
-          return;
-        }
-      }
-      child_runs_.push_back(Run{source, begin, end - begin});
+      child_length += AppendChildRun(source, begin, end - begin, &child_runs_);
     });
     if (child_length > std::numeric_limits<Offset>::max()) plan->offsets_overflow = true;
     child_selection_ = RunSelection{child_runs_.data(), child_runs_.size(), child_length};
@@ -593,17 +599,7 @@ class FixedSizeListGather final : public GatherNode<FixedSizeListGather> {
     int64_t child_length = 0;
     ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
       const int64_t begin = (sources_[source]->offset + start) * list_size_;
-      const int64_t length = count * list_size_;
-      if (length == 0) return;
-      child_length += length;
-      if (!child_runs_.empty()) {
-        Run& last = child_runs_.back();
-        if (last.source == source && last.start + last.count == begin) {
-          last.count += length;
-          return;
-        }
-      }
-      child_runs_.push_back(Run{source, begin, length});
+      child_length += AppendChildRun(source, begin, count * list_size_, &child_runs_);
     });
     child_selection_ = RunSelection{child_runs_.data(), child_runs_.size(), child_length};
     child_->Plan(child_selection_, plan);
