@@ -43,15 +43,17 @@ Result<IpcInput> OpenIpcInput(const std::string& path) {
       ::close(*owned);
       delete owned;
     });
-    struct stat info;
-    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
-      input.size = info.st_size;
-      SLUICE_ASSIGN_OR_RAISE(input.total_rows, CountRows(path));
-    }
   }
+  // The reader first: its Schema message names a column Sluice cannot carry before the rows are
+  // counted from the messages that follow it.
   IpcDescriptorReaderOptions options;
   options.cancelled = [] { return InterruptingSignal() != 0; };
   SLUICE_ASSIGN_OR_RAISE(input.reader, IpcDescriptorReader::Open(fd, input.name, options));
+  struct stat info;
+  if (path != "-" && ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    input.size = info.st_size;
+    SLUICE_ASSIGN_OR_RAISE(input.total_rows, CountRows(path));
+  }
   return input;
 }
 

@@ -288,10 +288,6 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
   if (depth > kMaxNestingDepth) {
     return Status::Corrupt("field '", path, "' is nested deeper than ", kMaxNestingDepth);
   }
-  if (field->dictionary() != nullptr) {
-    return Status::NotImplemented("field '", path,
-                                  "' is dictionary-encoded; Sluice segments carry plain values");
-  }
   if (field->type() == nullptr) {
     // Type parameters live in the union's table; a field without one is malformed.
     return Status::Corrupt("field '", path, "' has no type table");
@@ -471,6 +467,17 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     }
     default:
       return Unsupported(*field, path);
+  }
+  if (const fb::DictionaryEncoding* dictionary = field->dictionary()) {
+    // Named as Arrow names it: dictionary<values=string, indices=int8>.
+    const fb::IntType* index = dictionary->index_type();
+    const int bits = index != nullptr ? index->bit_width() : 32;
+    const bool is_signed = index == nullptr || index->is_signed();
+    return Status::NotImplemented(
+        "field '", path, "': dictionary<values=", type->ToString(),
+        ", indices=", is_signed ? "int" : "uint", bits,
+        "> is not supported by Sluice in an IPC stream (through the C Data interface, the C API "
+        "and the Python package unpack it to its values)");
   }
   return Field{name, std::move(type), field->nullable(),
                MetadataFromFlatbuffer(field->custom_metadata())};

@@ -1010,6 +1010,20 @@ def test_bench_reads_the_nan_and_infinities_google_benchmark_writes(tmp_path):
     assert merged["context"]["host_name"] == "h"
 
 
+def test_a_dictionary_column_in_a_stream_is_refused_in_arrows_words(tmp_path):
+    table = pa.table({"k": pa.array([1, 2, 3], pa.int64()),
+                      "c": pa.array(["x", "y", "x"]).dictionary_encode()})
+    source = tmp_path / "in.arrow"
+    with pa.ipc.new_stream(str(source), table.schema) as writer:
+        writer.write_table(table)
+    result = run("write", source, "--output-dir", tmp_path / "out", "--partitions", 2,
+                 "--keys", "k", check=False)
+    assert result.returncode == FAILURE
+    message = result.stderr.decode()
+    assert "field 'c': dictionary<values=string, indices=int32> is not supported" in message, message
+    assert not (tmp_path / "out" / "shuffle_0_0_0.data").exists()
+
+
 # Types Sluice carries since 2026-12-05, each through sluice write and sluice read: the same
 # type, the same values, every row in the partition the hash rule puts it in.
 NEWLY_CARRIED_TYPES = [
