@@ -94,30 +94,32 @@ Result<CompressionCodec> ParseCompressionCodec(std::string_view text, int* level
   return codec;
 }
 
-Result<std::unique_ptr<Compressor>> Compressor::Make(CompressionCodec codec, int level) {
+Result<std::unique_ptr<Compressor>> Compressor::Make(CompressionCodec codec, int level,
+                                                     std::span<const uint8_t> dictionary) {
   switch (codec) {
     case CompressionCodec::kNone:
       return Status::Invalid(
           "codec none has no compressor: store buffers as they are (plain Arrow IPC without "
           "BodyCompression)");
     case CompressionCodec::kLz4Frame:
-      return internal::MakeLz4FrameCompressor();
+      return internal::MakeLz4FrameCompressor(dictionary);
     case CompressionCodec::kZstd:
       SLUICE_RETURN_NOT_OK(CheckZstdLevel(level));
-      return internal::MakeZstdCompressor(level);
+      return internal::MakeZstdCompressor(level, dictionary);
   }
   return Status::Invalid("unknown compression codec value ", static_cast<int>(codec));
 }
 
-Result<std::unique_ptr<Decompressor>> Decompressor::Make(CompressionCodec codec) {
+Result<std::unique_ptr<Decompressor>> Decompressor::Make(CompressionCodec codec,
+                                                         std::span<const uint8_t> dictionary) {
   switch (codec) {
     case CompressionCodec::kNone:
       return Status::Invalid(
           "codec none has no decompressor: buffers of plain Arrow IPC are read as they are");
     case CompressionCodec::kLz4Frame:
-      return internal::MakeLz4FrameDecompressor();
+      return internal::MakeLz4FrameDecompressor(dictionary);
     case CompressionCodec::kZstd:
-      return internal::MakeZstdDecompressor();
+      return internal::MakeZstdDecompressor(dictionary);
   }
   return Status::Invalid("unknown compression codec value ", static_cast<int>(codec));
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "sluice/base/result.h"
@@ -18,15 +19,17 @@ namespace sluice::internal {
 inline constexpr int kMinZstdLevel = 1;
 inline constexpr int kMaxZstdLevel = 22;
 
-/// Makes a compressor writing one LZ4 frame per buffer (lz4_frame_codec.cc).
-Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor();
+/// Makes a compressor writing one LZ4 frame per buffer (lz4_frame_codec.cc), against
+/// `dictionary` when it is not empty.
+Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor(std::span<const uint8_t> dictionary);
 /// Makes a decompressor reading one LZ4 frame per buffer (lz4_frame_codec.cc).
-Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor();
+Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor(std::span<const uint8_t> dictionary);
 
 /// Makes a compressor writing one zstd frame per buffer at `level` (zstd_codec.cc).
-Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level);
+Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level,
+                                                       std::span<const uint8_t> dictionary);
 /// Makes a decompressor reading one zstd frame per buffer (zstd_codec.cc).
-Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor();
+Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor(std::span<const uint8_t> dictionary);
 
 /// Returns Invalid unless the sizes are non-negative, pointers are set where bytes are,
 /// and `output_capacity` reaches `bound` (the codec's MaxCompressedSize of the input).

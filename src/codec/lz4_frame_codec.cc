@@ -3,11 +3,18 @@
 // per decompressor serve every buffer: LZ4F allocates its tables and block buffers on first
 // use and keeps them, so a warm context allocates nothing. (The decompressor reads most frames
 // itself, lz4_frame_reader_internal.h, and makes its LZ4F context only for the others.)
+//
+// A dictionary is digested once into an LZ4F_CDict, which every frame's blocks start from
+// (independent blocks each start from it, as LZ4F's own decoder reads them); the frame header
+// does not name it (no dictionary id), as `lz4 -D FILE` writes frames too.
+#define LZ4F_STATIC_LINKING_ONLY  // the LZ4F_CDict functions (stable since liblz4 1.10)
 #include <lz4frame.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "compression_internal.h"
 #include "lz4_frame_reader_internal.h"
@@ -57,8 +64,12 @@ LZ4F_preferences_t FramePreferences(int64_t content_size) {
 
 class Lz4FrameCompressor final : public Compressor {
  public:
-  explicit Lz4FrameCompressor(LZ4F_cctx* context) : context_(context) {}
-  ~Lz4FrameCompressor() override { LZ4F_freeCompressionContext(context_); }
+  Lz4FrameCompressor(LZ4F_cctx* context, LZ4F_CDict* dictionary)
+      : context_(context), dictionary_(dictionary) {}
+  ~Lz4FrameCompressor() override {
+    LZ4F_freeCompressionContext(context_);
+    LZ4F_freeCDict(dictionary_);
+  }
   Lz4FrameCompressor(const Lz4FrameCompressor&) = delete;
   Lz4FrameCompressor& operator=(const Lz4FrameCompressor&) = delete;
 
@@ -78,7 +89,10 @@ class Lz4FrameCompressor final : public Compressor {
     const LZ4F_preferences_t preferences = FramePreferences(input_size);
     const size_t capacity = static_cast<size_t>(output_capacity);
     // Begin resets the context, whatever state an earlier failure left it in.
-    size_t written = LZ4F_compressBegin(context_, output, capacity, &preferences);
+    size_t written =
+        dictionary_ == nullptr
+            ? LZ4F_compressBegin(context_, output, capacity, &preferences)
+            : LZ4F_compressBegin_usingCDict(context_, output, capacity, dictionary_, &preferences);
     if (LZ4F_isError(written)) return Failure("starting a frame", written);
     if (input_size > 0) {
       LZ4F_compressOptions_t options = {};
@@ -102,11 +116,13 @@ class Lz4FrameCompressor final : public Compressor {
   }
 
   LZ4F_cctx* context_;
+  LZ4F_CDict* dictionary_;  // null without a dictionary
 };
 
 class Lz4FrameDecompressor final : public Decompressor {
  public:
-  Lz4FrameDecompressor() = default;
+  explicit Lz4FrameDecompressor(std::span<const uint8_t> dictionary)
+      : dictionary_(dictionary.begin(), dictionary.end()) {}
   ~Lz4FrameDecompressor() override { LZ4F_freeDecompressionContext(context_); }
   Lz4FrameDecompressor(const Lz4FrameDecompressor&) = delete;
   Lz4FrameDecompressor& operator=(const Lz4FrameDecompressor&) = delete;
@@ -128,7 +144,7 @@ class Lz4FrameDecompressor final : public Decompressor {
     SLUICE_ASSIGN_OR_RAISE(
         const Lz4FrameRead read,
         ReadLz4Frame(input, input_size, destination, output_size,
-                     output_size == 0 ? 0 : std::max(writable_size, output_size)));
+                     output_size == 0 ? 0 : std::max(writable_size, output_size), dictionary_));
     if (read == Lz4FrameRead::kDecoded) return Status::OK();
     // The rest (frames with checksums or a dictionary id: Arrow Java's, for one) through LZ4F,
     // which verifies them.
@@ -148,7 +164,8 @@ class Lz4FrameDecompressor final : public Decompressor {
     options.stableDst = 1;
     // The whole frame and the whole output are given at once, so LZ4F either finishes the frame
     // (returns 0), stops for want of input or room (returns a size hint), or fails.
-    size_t hint = LZ4F_decompress(context_, destination, &decoded, input, &consumed, &options);
+    size_t hint = LZ4F_decompress_usingDict(context_, destination, &decoded, input, &consumed,
+                                            dictionary_.data(), dictionary_.size(), &options);
     // LZ4F stops once the output is full, before blocks that decode to nothing and before the
     // end mark; the rest of the frame is asked for with one byte of room, which a frame that
     // decodes to more than the expected size fills.
@@ -211,29 +228,38 @@ class Lz4FrameDecompressor final : public Decompressor {
   }
 
   LZ4F_dctx* context_ = nullptr;  // made on first use
+  std::vector<uint8_t> dictionary_;
   uint8_t no_output_ = 0;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor() {
+Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor(std::span<const uint8_t> dictionary) {
+  LZ4F_CDict* digested = nullptr;
+  if (!dictionary.empty()) {
+    digested = LZ4F_createCDict(dictionary.data(), dictionary.size());
+    if (digested == nullptr) return Status::OutOfMemory("cannot digest an lz4 dictionary");
+  }
   LZ4F_cctx* context = nullptr;
   const size_t code = LZ4F_createCompressionContext(&context, LZ4F_VERSION);
   if (LZ4F_isError(code)) {
+    LZ4F_freeCDict(digested);
     return Status::OutOfMemory("cannot make an lz4 frame compression context: ",
                                LZ4F_getErrorName(code));
   }
   try {
-    return std::unique_ptr<Compressor>(new Lz4FrameCompressor(context));
+    return std::unique_ptr<Compressor>(new Lz4FrameCompressor(context, digested));
   } catch (...) {
     LZ4F_freeCompressionContext(context);
+    LZ4F_freeCDict(digested);
     throw;
   }
 }
 
-Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor() {
+Result<std::unique_ptr<Decompressor>> MakeLz4FrameDecompressor(
+    std::span<const uint8_t> dictionary) {
   // The LZ4F context is made when a frame first needs it (most frames never do).
-  return std::unique_ptr<Decompressor>(new Lz4FrameDecompressor());
+  return std::unique_ptr<Decompressor>(new Lz4FrameDecompressor(dictionary));
 }
 
 }  // namespace sluice::internal

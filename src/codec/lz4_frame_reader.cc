@@ -46,7 +46,8 @@ Status Corrupt(int64_t byte, Parts&&... parts) {
 }  // namespace
 
 Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint8_t* output,
-                                  int64_t output_size, int64_t writable_size) {
+                                  int64_t output_size, int64_t writable_size,
+                                  std::span<const uint8_t> dictionary) {
   // The descriptor: magic, FLG and BD, then the optional fields FLG announces, then HC.
   if (input_size < kMagicSize + 3) {
     return Corrupt(0, "the ", input_size, " input bytes are too few for a frame header");
@@ -93,6 +94,14 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
   position += 1;
 
   const bool linked = (flags & kBlockIndependence) == 0;
+  if (linked && !dictionary.empty()) return Lz4FrameRead::kUnsupported;
+  // Blocks refer back at most 64 KiB: the end of the dictionary is all of it they can reach.
+  const int64_t dictionary_size =
+      std::min(static_cast<int64_t>(dictionary.size()), kLinkedHistory);
+  const char* dictionary_end = dictionary.empty()
+                                   ? nullptr
+                                   : reinterpret_cast<const char*>(dictionary.data()) +
+                                         dictionary.size();
   int64_t decoded = 0;
   while (true) {
     if (input_size - position < kBlockSizeFieldSize) {
@@ -129,8 +138,10 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
       block_decoded = block_size;
     } else {
       const int64_t capacity = std::min(writable_size - decoded, max_block_size + kFastPathRoom);
-      const char* history_end = reinterpret_cast<const char*>(output + decoded);
-      const int history = static_cast<int>(linked ? std::min(decoded, kLinkedHistory) : 0);
+      const char* history_end = linked ? reinterpret_cast<const char*>(output + decoded)
+                                       : dictionary_end;
+      const int history =
+          static_cast<int>(linked ? std::min(decoded, kLinkedHistory) : dictionary_size);
       auto decode_block = [&](char* into, int64_t into_capacity) {
         return history == 0 ? LZ4_decompress_safe(source, into, static_cast<int>(block_size),
                                                   static_cast<int>(into_capacity))

@@ -20,11 +20,14 @@
 // room, up to the last byte of a block; given none, it decodes a block's last 64 bytes on its
 // careful path.
 //
-// Frames with block or content checksums or a dictionary id are left to LZ4F, which verifies
-// them: ReadLz4Frame says so (kUnsupported) without writing anything.
+// Given a dictionary, every block of a frame of independent blocks starts from it (LZ4F's rule);
+// linked frames with a dictionary, and frames with block or content checksums or a dictionary
+// id, are left to LZ4F, which verifies them: ReadLz4Frame says so (kUnsupported) without
+// writing anything.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "sluice/base/result.h"
 
@@ -40,7 +43,9 @@ enum class Lz4FrameRead : uint8_t {
 /// content; the `writable_size` >= `output_size` bytes at `output` may all be written (see
 /// Decompressor::DecompressWithRoom). Returns Corrupt, naming the input byte, for a frame that
 /// is malformed or truncated, decodes to another size, or is followed by other bytes.
+/// `dictionary` (possibly empty) is what the frame was compressed against.
 Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint8_t* output,
-                                  int64_t output_size, int64_t writable_size);
+                                  int64_t output_size, int64_t writable_size,
+                                  std::span<const uint8_t> dictionary = {});
 
 }  // namespace sluice::internal

@@ -7,10 +7,16 @@
 // (it would otherwise pin memory after one big buffer); a task alternating big and small
 // buffers never triggers it. Decompression is single-pass into the caller's output, so the
 // context needs no window buffer and never allocates, whatever window a frame declares.
+//
+// A dictionary is loaded into the context once, as raw content (what `zstd -D FILE` does with a
+// file that is not a trained dictionary), and stays for every frame.
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_*_loadDictionary_advanced, to say "raw content"
 #include <zstd.h>
 
 #include <iterator>
 #include <memory>
+#include <span>
+#include <string_view>
 #include <utility>
 
 #include "compression_internal.h"
@@ -107,7 +113,17 @@ class ZstdDecompressor final : public Decompressor {
 
 }  // namespace
 
-Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level) {
+namespace {
+
+Status DictionaryFailure(std::string_view step, size_t code) {
+  return Status::OutOfMemory("cannot load a zstd dictionary into a ", step,
+                             " context: ", ZSTD_getErrorName(code));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level,
+                                                       std::span<const uint8_t> dictionary) {
   ZSTD_CCtx* context = ZSTD_createCCtx();
   if (context == nullptr) return Status::OutOfMemory("cannot make a zstd compression context");
   std::unique_ptr<ZstdCompressor> compressor;
@@ -129,18 +145,30 @@ Result<std::unique_ptr<Compressor>> MakeZstdCompressor(int level) {
                              values[i], ": ", ZSTD_getErrorName(code));
     }
   }
+  if (!dictionary.empty()) {
+    const size_t code = ZSTD_CCtx_loadDictionary_advanced(
+        context, dictionary.data(), dictionary.size(), ZSTD_dlm_byCopy, ZSTD_dct_rawContent);
+    if (ZSTD_isError(code)) return DictionaryFailure("compression", code);
+  }
   return std::unique_ptr<Compressor>(std::move(compressor));
 }
 
-Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor() {
+Result<std::unique_ptr<Decompressor>> MakeZstdDecompressor(std::span<const uint8_t> dictionary) {
   ZSTD_DCtx* context = ZSTD_createDCtx();
   if (context == nullptr) return Status::OutOfMemory("cannot make a zstd decompression context");
+  std::unique_ptr<ZstdDecompressor> decompressor;
   try {
-    return std::unique_ptr<Decompressor>(new ZstdDecompressor(context));
+    decompressor = std::make_unique<ZstdDecompressor>(context);
   } catch (...) {
     ZSTD_freeDCtx(context);
     throw;
   }
+  if (!dictionary.empty()) {
+    const size_t code = ZSTD_DCtx_loadDictionary_advanced(
+        context, dictionary.data(), dictionary.size(), ZSTD_dlm_byCopy, ZSTD_dct_rawContent);
+    if (ZSTD_isError(code)) return DictionaryFailure("decompression", code);
+  }
+  return std::unique_ptr<Decompressor>(std::move(decompressor));
 }
 
 }  // namespace sluice::internal

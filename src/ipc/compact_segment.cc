@@ -1,19 +1,60 @@
 #include "sluice/ipc/compact_segment.h"
 
+#include <xxhash.h>
+
 #include "sluice/base/bit_ops.h"
 
 namespace sluice {
 
 namespace {
 
-constexpr uint32_t kSkippableFrameMagicMask = 0xFFFFFFF0;
+bool StartsDictionaryReference(const uint8_t* data, int64_t size) {
+  return size >= kSkippableFrameHeaderSize &&
+         bits::LoadUnaligned<uint32_t>(data) == kDictionaryReferenceMagic;
+}
 
 }  // namespace
+
+bool IsCompactSegment(const uint8_t* data, int64_t size) {
+  return StartsDictionaryReference(data, size) ||
+         FrameCodecAt(data, size) != CompressionCodec::kNone;
+}
+
+CompactSegmentDictionary CompactSegmentDictionary::Of(std::span<const uint8_t> dictionary) {
+  return CompactSegmentDictionary{static_cast<int64_t>(dictionary.size()),
+                                  XXH32(dictionary.data(), dictionary.size(), 0)};
+}
+
+std::optional<CompactSegmentDictionary> DictionaryReferenceAt(const uint8_t* data, int64_t size) {
+  if (!StartsDictionaryReference(data, size) || size < kDictionaryReferenceSize) {
+    return std::nullopt;
+  }
+  return CompactSegmentDictionary{bits::LoadUnaligned<uint32_t>(data + 8),
+                                  bits::LoadUnaligned<uint32_t>(data + 12)};
+}
+
+void AppendDictionaryReference(const CompactSegmentDictionary& dictionary, AlignedBuffer* out) {
+  uint8_t* frame = out->AppendUninitialized(kDictionaryReferenceSize);
+  bits::StoreUnaligned<uint32_t>(frame, kDictionaryReferenceMagic);
+  bits::StoreUnaligned<uint32_t>(frame + 4, 8);
+  bits::StoreUnaligned<uint32_t>(frame + 8, static_cast<uint32_t>(dictionary.size));
+  bits::StoreUnaligned<uint32_t>(frame + 12, dictionary.hash);
+}
 
 Result<CompactSegmentExtent> MeasureCompactSegment(const uint8_t* data, int64_t size,
                                                    int64_t max_content_bytes) {
   CompactSegmentExtent extent;
-  SLUICE_ASSIGN_OR_RAISE(extent.frame, MeasureCompressedFrame(data, size));
+  if (StartsDictionaryReference(data, size)) {
+    if (size < kDictionaryReferenceSize || bits::LoadUnaligned<uint32_t>(data + 4) != 8) {
+      return Status::Corrupt("byte 0: a dictionary reference must be a skippable frame of 8 ",
+                             "bytes");
+    }
+    extent.dictionary = CompactSegmentDictionary{bits::LoadUnaligned<uint32_t>(data + 8),
+                                                 bits::LoadUnaligned<uint32_t>(data + 12)};
+    extent.frame_offset = kDictionaryReferenceSize;
+  }
+  SLUICE_ASSIGN_OR_RAISE(extent.frame, MeasureCompressedFrame(data + extent.frame_offset,
+                                                              size - extent.frame_offset));
   if (extent.frame.content_size < 0) {
     return Status::Corrupt("the frame of a compact segment must declare its content size");
   }
@@ -21,10 +62,9 @@ Result<CompactSegmentExtent> MeasureCompactSegment(const uint8_t* data, int64_t 
     return Status::Corrupt("a compact segment of ", extent.frame.content_size,
                            " bytes is larger than the limit of ", max_content_bytes, " bytes");
   }
-  int64_t end = extent.frame.compressed_size;
+  int64_t end = extent.frame_offset + extent.frame.compressed_size;
   if (size - end >= kSkippableFrameHeaderSize &&
-      (bits::LoadUnaligned<uint32_t>(data + end) & kSkippableFrameMagicMask) ==
-          kSkippableFrameMagic) {
+      bits::LoadUnaligned<uint32_t>(data + end) == kSkippableFrameMagic) {
     const int64_t skipped = bits::LoadUnaligned<uint32_t>(data + end + 4);
     if (skipped > size - end - kSkippableFrameHeaderSize) {
       return Status::Corrupt("compressed frame: byte ", end,

@@ -38,6 +38,11 @@ class CompactSegmentEncoder::Impl {
     SLUICE_ASSIGN_OR_RAISE(merged_, SegmentEncoder::Make(schema, plain_options));
     SLUICE_ASSIGN_OR_RAISE(compressed_, SegmentEncoder::Make(schema, options));
     SLUICE_ASSIGN_OR_RAISE(compressor_, Compressor::Make(options.codec, options.compression_level));
+    const std::span<const uint8_t> schema_message = plain_->schema_message();
+    SLUICE_ASSIGN_OR_RAISE(schema_compressor_, Compressor::Make(options.codec,
+                                                                options.compression_level,
+                                                                schema_message));
+    schema_dictionary_ = CompactSegmentDictionary::Of(schema_message);
     SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(std::move(schema)));
     return Status::OK();
   }
@@ -45,7 +50,8 @@ class CompactSegmentEncoder::Impl {
   SegmentEncoder* plain_encoder() { return plain_.get(); }
   int64_t compress_nanos() const { return compress_nanos_ + compressed_->metrics().compress_nanos; }
 
-  Status AppendSegment(std::span<const std::span<const uint8_t>> messages, AlignedBuffer* out) {
+  Status AppendSegment(std::span<const std::span<const uint8_t>> messages,
+                       CompactSegmentSchema schema_form, AlignedBuffer* out) {
     stream_.Clear();
     const std::span<const uint8_t> schema = plain_->schema_message();
     stream_.Append(schema.data(), static_cast<int64_t>(schema.size()));
@@ -64,16 +70,22 @@ class CompactSegmentEncoder::Impl {
     stream_.Append(ipc::kEndOfStream.data(), static_cast<int64_t>(ipc::kEndOfStream.size()));
 
     const int64_t start = out->size();
-    const int64_t bound = compressor_->MaxCompressedSize(stream_.size());
+    Compressor* compressor = compressor_.get();
+    if (schema_form == CompactSegmentSchema::kReferred) {
+      AppendDictionaryReference(schema_dictionary_, out);
+      compressor = schema_compressor_.get();
+    }
+    const int64_t frame_start = out->size();
+    const int64_t bound = compressor->MaxCompressedSize(stream_.size());
     uint8_t* frame = out->AppendUninitialized(bound);
     const auto compress_start = SteadyClock::now();
-    Result<int64_t> written = compressor_->Compress(stream_.data(), stream_.size(), frame, bound);
+    Result<int64_t> written = compressor->Compress(stream_.data(), stream_.size(), frame, bound);
     compress_nanos_ += NanosSince(compress_start);
     if (!written.ok()) {
       out->Resize(start);
       return written.status();
     }
-    out->Resize(start + *written);
+    out->Resize(frame_start + *written);
     AppendAlignmentFrame(out);
     return Status::OK();
   }
@@ -120,6 +132,8 @@ class CompactSegmentEncoder::Impl {
   std::unique_ptr<SegmentEncoder> merged_;  // encodes merged batches (binding each in turn)
   std::unique_ptr<SegmentEncoder> compressed_;
   std::unique_ptr<Compressor> compressor_;
+  std::unique_ptr<Compressor> schema_compressor_;  // against the Schema message
+  CompactSegmentDictionary schema_dictionary_;
   std::unique_ptr<BatchConcatenator> concatenator_;
   SegmentDecoder decoder_;
   AlignedBuffer pieces_;  // plain pieces as one stream, for the decoder
@@ -142,8 +156,8 @@ SegmentEncoder* CompactSegmentEncoder::plain_encoder() {
   return impl_->plain_encoder();
 }
 Status CompactSegmentEncoder::AppendSegment(std::span<const std::span<const uint8_t>> messages,
-                                            AlignedBuffer* out) {
-  return impl_->AppendSegment(messages, out);
+                                            CompactSegmentSchema schema_form, AlignedBuffer* out) {
+  return impl_->AppendSegment(messages, schema_form, out);
 }
 Status CompactSegmentEncoder::AppendCompressed(std::span<const std::span<const uint8_t>> messages,
                                                AlignedBuffer* out) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -266,11 +267,16 @@ class SegmentDecoder::Impl {
       return CorruptAt(extent->size, size_ - extent->size,
                        " bytes follow the compact segment; the segment bounds are wrong");
     }
-    SLUICE_ASSIGN_OR_RAISE(Decompressor * decompressor, DecompressorFor(frame.codec));
+    Decompressor* decompressor = nullptr;
+    if (extent->dictionary.has_value()) {
+      SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(frame.codec, *extent->dictionary));
+    } else {
+      SLUICE_ASSIGN_OR_RAISE(decompressor, DecompressorFor(frame.codec));
+    }
     std::shared_ptr<AlignedBuffer> stream = arena_pool_->Acquire(frame.content_size);
     const auto start = std::chrono::steady_clock::now();
-    Status status =
-        decompressor->Decompress(data_, frame.compressed_size, stream->data(), frame.content_size);
+    Status status = decompressor->Decompress(data_ + extent->frame_offset, frame.compressed_size,
+                                             stream->data(), frame.content_size);
     AddDecompressNanos(start);
     if (!status.ok()) return CorruptAt(0, "compact segment: ", status.message());
     metrics_.decompressed_bytes += frame.content_size;
@@ -512,6 +518,9 @@ class SegmentDecoder::Impl {
       }
       if (!entry->all_flat) entry->flat = FlatColumns{};
       metrics_.schemas_parsed += 1;
+      AddSchemaMessage(std::span<const uint8_t>(data_ + message.start,
+                                                static_cast<size_t>(message.body_offset -
+                                                                    message.start)));
       // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
       if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
       schema_cache_.push_back(std::move(entry));
@@ -520,6 +529,49 @@ class SegmentDecoder::Impl {
     current_ = cached;
     schema_ = cached->schema;
     return Status::OK();
+  }
+
+ public:
+  // Makes `message` (a framed Schema message) known as the dictionary of compact segments.
+  void AddSchemaMessage(std::span<const uint8_t> message) {
+    const CompactSegmentDictionary id = CompactSegmentDictionary::Of(message);
+    if (FindDictionary(id) != nullptr) return;
+    if (dictionaries_.size() >= kMaxCachedSchemas) dictionaries_.erase(dictionaries_.begin());
+    auto entry = std::make_unique<KnownDictionary>();
+    entry->id = id;
+    entry->bytes.assign(message.begin(), message.end());
+    dictionaries_.push_back(std::move(entry));
+  }
+
+  Status AddSchema(const Schema& schema) {
+    AlignedBuffer message;
+    SLUICE_RETURN_NOT_OK(ipc::AppendSchemaMessage(schema, &message));
+    AddSchemaMessage(std::span<const uint8_t>(message.data(), static_cast<size_t>(message.size())));
+    return Status::OK();
+  }
+
+  bool KnowsDictionary(const CompactSegmentDictionary& id) const {
+    return FindDictionary(id) != nullptr;
+  }
+
+ private:
+  Result<Decompressor*> DecompressorFor(CompressionCodec codec,
+                                        const CompactSegmentDictionary& id) {
+    KnownDictionary* known = FindDictionary(id);
+    if (known == nullptr) {
+      return Status::Invalid(
+          source_, ": byte ", base_offset_,
+          ": the compact segment was compressed against its map output's Schema message (a "
+          "dictionary of ",
+          id.size, " bytes, XXH32 ", id.hash,
+          "), which this reader has not read: read the map output's first segment (byte 0 of "
+          "its data file) first, or give the reader the schema");
+    }
+    auto& slot = known->decompressors[static_cast<size_t>(codec)];
+    if (slot == nullptr) {
+      SLUICE_ASSIGN_OR_RAISE(slot, Decompressor::Make(codec, known->bytes));
+    }
+    return slot.get();
   }
 
   Result<Decompressor*> DecompressorFor(CompressionCodec codec) {
@@ -1168,6 +1220,19 @@ class SegmentDecoder::Impl {
   std::vector<std::unique_ptr<CachedSchema>> schema_cache_;
   ipc::VerifiedLayout verified_layout_;
   std::array<std::unique_ptr<Decompressor>, 4> decompressors_;
+  // Schema messages read or given, which compact segments may be compressed against.
+  struct KnownDictionary {
+    CompactSegmentDictionary id;
+    std::vector<uint8_t> bytes;
+    std::array<std::unique_ptr<Decompressor>, 4> decompressors;
+  };
+  KnownDictionary* FindDictionary(const CompactSegmentDictionary& id) const {
+    for (const auto& entry : dictionaries_) {
+      if (entry->id == id) return entry.get();
+    }
+    return nullptr;
+  }
+  std::vector<std::unique_ptr<KnownDictionary>> dictionaries_;
 
   // Per-block state, reused.
   std::vector<BufferView> views_;
@@ -1214,6 +1279,12 @@ Status SegmentDecoder::ReadSchema() {
 }
 Result<std::optional<RecordBatch>> SegmentDecoder::Next() {
   return GuardFailures("decoding a block", [&] { return impl_->Next(); });
+}
+Status SegmentDecoder::AddSchema(const Schema& schema) {
+  return GuardFailures("adding a schema", [&] { return impl_->AddSchema(schema); });
+}
+bool SegmentDecoder::KnowsDictionary(const CompactSegmentDictionary& dictionary) const {
+  return impl_->KnowsDictionary(dictionary);
 }
 void SegmentDecoder::RecycleStorage(RecordBatch::Storage&& storage) {
   impl_->RecycleStorage(std::move(storage));

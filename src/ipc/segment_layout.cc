@@ -1,5 +1,6 @@
 #include "sluice/ipc/segment_layout.h"
 
+#include <optional>
 #include <set>
 
 #include "sluice/base/aligned_buffer.h"
@@ -26,23 +27,51 @@ std::string SegmentLayout::CodecNames() const {
 
 namespace {
 
-// A compact segment's layout: the stream inside its frame, decompressed (compact segments are
-// small), with the frame's codec and extent.
-Result<SegmentLayout> ReadCompactSegmentLayout(const uint8_t* data, int64_t size,
-                                               const std::string& source, int64_t base_offset) {
+struct DecompressedCompactSegment {
+  CompactSegmentExtent extent;
+  AlignedBuffer stream;
+};
+
+// Decompresses the compact segment in `data[0..size)` (compact segments are small).
+Result<DecompressedCompactSegment> DecompressCompactSegment(const uint8_t* data, int64_t size,
+                                                            const std::string& source,
+                                                            int64_t base_offset,
+                                                            std::span<const uint8_t> dictionary) {
   Result<CompactSegmentExtent> extent = MeasureCompactSegment(data, size);
   if (!extent.ok()) {
     return Status::Corrupt(source, ": byte ", base_offset,
                            ": compact segment: ", extent.status().message());
   }
   const CompressedFrame& frame = extent->frame;
-  SLUICE_ASSIGN_OR_RAISE(auto decompressor, Decompressor::Make(frame.codec));
-  AlignedBuffer stream(frame.content_size);
-  Status status =
-      decompressor->Decompress(data, frame.compressed_size, stream.data(), frame.content_size);
+  std::span<const uint8_t> dictionary_bytes;
+  if (extent->dictionary.has_value()) {
+    if (CompactSegmentDictionary::Of(dictionary) != *extent->dictionary) {
+      return Status::Invalid(source, ": byte ", base_offset,
+                             ": the compact segment was compressed against its map output's "
+                             "Schema message (a dictionary of ",
+                             extent->dictionary->size, " bytes, XXH32 ", extent->dictionary->hash,
+                             "); give it (the first message of the map output's data file)");
+    }
+    dictionary_bytes = dictionary;
+  }
+  SLUICE_ASSIGN_OR_RAISE(auto decompressor, Decompressor::Make(frame.codec, dictionary_bytes));
+  DecompressedCompactSegment segment{*extent, AlignedBuffer(frame.content_size)};
+  Status status = decompressor->Decompress(data + extent->frame_offset, frame.compressed_size,
+                                           segment.stream.data(), frame.content_size);
   if (!status.ok()) {
     return Status::Corrupt(source, ": byte ", base_offset, ": compact segment: ", status.message());
   }
+  return segment;
+}
+
+// A compact segment's layout: the stream inside its frame, with the frame's codec and extent.
+Result<SegmentLayout> ReadCompactSegmentLayout(const uint8_t* data, int64_t size,
+                                               const std::string& source, int64_t base_offset,
+                                               std::span<const uint8_t> dictionary) {
+  SLUICE_ASSIGN_OR_RAISE(DecompressedCompactSegment segment,
+                         DecompressCompactSegment(data, size, source, base_offset, dictionary));
+  const CompressedFrame& frame = segment.extent.frame;
+  const AlignedBuffer& stream = segment.stream;
   SLUICE_ASSIGN_OR_RAISE(
       SegmentLayout layout,
       ReadSegmentLayout(stream.data(), frame.content_size,
@@ -54,18 +83,19 @@ Result<SegmentLayout> ReadCompactSegmentLayout(const uint8_t* data, int64_t size
                            " bytes follow the stream inside the compact segment");
   }
   layout.compact_codec = frame.codec;
-  layout.end = extent->size;
+  layout.end = segment.extent.size;
   return layout;
 }
 
 }  // namespace
 
 Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
-                                        const std::string& source, int64_t base_offset) {
+                                        const std::string& source, int64_t base_offset,
+                                        std::span<const uint8_t> dictionary) {
   SegmentLayout layout;
   if (size == 0) return layout;
   if (IsCompactSegment(data, size)) {
-    return ReadCompactSegmentLayout(data, size, source, base_offset);
+    return ReadCompactSegmentLayout(data, size, source, base_offset, dictionary);
   }
   int64_t position = ipc::StartsWithFileMagic(data, size) ? ipc::kFileMagicPaddedSize : 0;
   auto corrupt = [&](int64_t offset, auto&&... parts) {
@@ -114,6 +144,28 @@ Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
     }
     position = body_start + header.body_length;
   }
+}
+
+Result<std::vector<uint8_t>> FirstSchemaMessage(const uint8_t* data, int64_t size,
+                                                const std::string& source) {
+  const uint8_t* stream = data;
+  int64_t stream_size = size;
+  std::optional<DecompressedCompactSegment> compact;
+  if (IsCompactSegment(data, size)) {
+    SLUICE_ASSIGN_OR_RAISE(compact, DecompressCompactSegment(data, size, source, 0, {}));
+    stream = compact->stream.data();
+    stream_size = compact->extent.frame.content_size;
+  }
+  const int64_t start = ipc::StartsWithFileMagic(stream, stream_size) ? ipc::kFileMagicPaddedSize
+                                                                       : 0;
+  SLUICE_ASSIGN_OR_RAISE(ipc::MessagePrefix prefix,
+                         ipc::ReadMessagePrefix(stream + start, stream_size - start, source,
+                                                compact.has_value() ? 0 : start));
+  if (prefix.end_of_stream() || prefix.metadata_size > stream_size - start - prefix.size) {
+    return Status::Corrupt(source, ": byte ", start, ": the segment does not start with a message");
+  }
+  const uint8_t* message = stream + start;
+  return std::vector<uint8_t>(message, message + prefix.size + prefix.metadata_size);
 }
 
 }  // namespace sluice

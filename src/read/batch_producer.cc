@@ -253,6 +253,11 @@ Status BatchProducer::BeginSegment(int64_t cursor, int64_t size, std::string seg
   const int64_t base_offset = block.base_offset + cursor;
   segment_name_ = segment_name;
   segment_size_ = size;
+  const std::optional<CompactSegmentDictionary> dictionary =
+      DictionaryReferenceAt(block.data + cursor, size >= 0 ? size : block.size - cursor);
+  if (dictionary.has_value() && !decoder_.KnowsDictionary(*dictionary)) {
+    SLUICE_RETURN_NOT_OK(LearnSchemaMessage());
+  }
   SLUICE_RETURN_NOT_OK(decoder_.Begin(block.data + cursor, size >= 0 ? size : block.size - cursor,
                                       block.owner, std::move(segment_name), base_offset));
   SLUICE_RETURN_NOT_OK(decoder_.ReadSchema());
@@ -269,6 +274,19 @@ Status BatchProducer::BeginSegment(int64_t cursor, int64_t size, std::string seg
   }
   decoding_ = true;
   return Status::OK();
+}
+
+// A compact segment refers to a Schema message the decoder has not read: the one of the schema
+// the reader was given, or the one its map output's data file starts with.
+Status BatchProducer::LearnSchemaMessage() {
+  if (options_.schema != nullptr) SLUICE_RETURN_NOT_OK(decoder_.AddSchema(*options_.schema));
+  if (file_reader_ == nullptr) return Status::OK();  // the decoder says what is missing
+  SLUICE_ASSIGN_OR_RAISE(std::optional<SegmentBlock> message,
+                         file_reader_->ReadSchemaMessage(&file_counters_));
+  if (!message.has_value()) return Status::OK();
+  SLUICE_RETURN_NOT_OK(
+      decoder_.Begin(message->data, message->size, message->owner, unit_name_ + " schema", 0));
+  return decoder_.ReadSchema();
 }
 
 Status BatchProducer::VerifyChecksum(int64_t offset, int64_t length, int32_t partition) {

@@ -344,9 +344,13 @@ Status MapOutputFiles::WriteCompactPartition(int32_t partition, bool held,
     SLUICE_RETURN_NOT_OK(plain_rows_.encode(partition, &held_plain_));
     compact_messages_.emplace_back(held_plain_.data(), static_cast<size_t>(held_plain_.size()));
   }
+  // The data file's first segment holds the Schema message that the others refer to.
+  const CompactSegmentSchema schema_form = data_file_->position() == 0
+                                               ? CompactSegmentSchema::kInside
+                                               : CompactSegmentSchema::kReferred;
   AlignedBuffer* pending = data_file_->pending();
   const int64_t start = pending->size();
-  SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, pending));
+  SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, schema_form, pending));
   checksum->Update(pending->data() + start, pending->size() - start);
   for (const PartitionPiece& piece : pieces) ReleaseIfLast(piece);
   return Status::OK();

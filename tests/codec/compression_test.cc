@@ -150,6 +150,43 @@ TEST_P(CompressionTest, RoundTripsManyBuffersThroughOneContext) {
   }
 }
 
+// With a dictionary: every size, every content, many frames through one pair of contexts; the
+// frames need the dictionary (a decompressor without it, or with another, fails or differs),
+// and the codec's own tool would read them (LZ4F, for LZ4; zstd is its own decoder).
+TEST_P(CompressionTest, RoundTripsAgainstADictionary) {
+  std::vector<uint8_t> dictionary = MakeBytes(Content::kText, 3000, 7);
+  auto compressor = Compressor::Make(GetParam().codec, GetParam().level, dictionary);
+  ASSERT_TRUE(compressor.ok()) << compressor.status().ToString();
+  auto decompressor = Decompressor::Make(GetParam().codec, dictionary);
+  ASSERT_TRUE(decompressor.ok()) << decompressor.status().ToString();
+  dictionary.assign(dictionary.size(), 0);  // both copied it
+  auto plain = Decompressor::Make(GetParam().codec);
+  ASSERT_TRUE(plain.ok());
+  for (size_t size : {1, 15, 100, 2999, 3000, 17024, 65535, 65536, 65537, 200000}) {
+    for (Content content : {Content::kText, Content::kRandom, Content::kIntegers}) {
+      // The dictionary's text continued: matches reach into it.
+      const std::vector<uint8_t> original = MakeBytes(content, size, 7);
+      std::vector<uint8_t> frame(
+          static_cast<size_t>((*compressor)->MaxCompressedSize(static_cast<int64_t>(size))));
+      auto written = (*compressor)->Compress(original.data(), static_cast<int64_t>(size),
+                                             frame.data(), static_cast<int64_t>(frame.size()));
+      ASSERT_TRUE(written.ok()) << written.status().ToString();
+      frame.resize(static_cast<size_t>(*written));
+      std::vector<uint8_t> decoded(size);
+      Status status = (*decompressor)->Decompress(frame.data(), *written, decoded.data(),
+                                                  static_cast<int64_t>(size));
+      ASSERT_TRUE(status.ok()) << "size " << size << ": " << status.ToString();
+      ASSERT_TRUE(decoded == original) << "size " << size;
+      if (content == Content::kText && size >= 100) {
+        std::vector<uint8_t> without(size);
+        const Status unaided = (*plain)->Decompress(frame.data(), *written, without.data(),
+                                                    static_cast<int64_t>(size));
+        EXPECT_TRUE(!unaided.ok() || without != original) << "size " << size;
+      }
+    }
+  }
+}
+
 TEST_P(CompressionTest, CompressesIntoAnOutputLargerThanTheBound) {
   const std::vector<uint8_t> original = MakeBytes(Content::kText, 5000, 2);
   std::vector<uint8_t> output(static_cast<size_t>(compressor_->MaxCompressedSize(5000)) + 100);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,12 @@ class CompactSegmentTest : public ::testing::TestWithParam<testing::CodecCase> {
     return messages;
   }
 
-  AlignedBuffer CompactSegmentOf(const std::vector<RecordBatch>& batches) {
+  AlignedBuffer CompactSegmentOf(const std::vector<RecordBatch>& batches,
+                                 CompactSegmentSchema form = CompactSegmentSchema::kInside) {
     const auto messages = PlainMessages(batches);
     std::vector<std::span<const uint8_t>> spans(messages.begin(), messages.end());
     AlignedBuffer out;
-    Status appended = encoder_->AppendSegment(spans, &out);
+    Status appended = encoder_->AppendSegment(spans, form, &out);
     EXPECT_TRUE(appended.ok()) << appended.ToString();
     return out;
   }
@@ -197,6 +199,86 @@ TEST_P(CompactSegmentTest, DamageIsCorruptNamingTheSourceAndByte) {
     flipped.Append(segment.data(), segment.size());
     flipped.data()[at] ^= 0x5A;
     (void)decode(flipped.data(), flipped.size());
+  }
+}
+
+// A segment that refers to the Schema message (every segment of a map output but its first):
+// smaller, and decoded by a decoder that has read the Schema message or was given the schema.
+TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLook) {
+  const std::vector<RecordBatch> rows = {testing::RandomBatch(schema_, 4, 11)};
+  AlignedBuffer inside = CompactSegmentOf(rows, CompactSegmentSchema::kInside);
+  AlignedBuffer referred = CompactSegmentOf(rows, CompactSegmentSchema::kReferred);
+  EXPECT_EQ(referred.size() % 8, 0);
+  EXPECT_LT(referred.size() + 200, inside.size()) << "the Schema message should cost little";
+  ASSERT_TRUE(IsCompactSegment(referred.data(), referred.size()));
+  const std::span<const uint8_t> schema_message = encoder_->plain_encoder()->schema_message();
+  auto reference = DictionaryReferenceAt(referred.data(), referred.size());
+  ASSERT_TRUE(reference.has_value());
+  EXPECT_EQ(*reference, CompactSegmentDictionary::Of(schema_message));
+  EXPECT_FALSE(DictionaryReferenceAt(inside.data(), inside.size()).has_value());
+
+  auto decode_all = [&](SegmentDecoder* decoder, const AlignedBuffer& segment) {
+    Status status = decoder->Begin(segment.data(), segment.size(), nullptr, "partition 9", 4096);
+    if (!status.ok()) return status;
+    auto batch = decoder->Next();
+    if (!batch.ok()) return batch.status();
+    if (!batch->has_value()) return Status::Invalid("no batch");
+    ExpectRowsOf(**batch, rows);
+    return Status::OK();
+  };
+
+  // A decoder that has seen no Schema message says what it lacks and where to find it.
+  SegmentDecoder fresh;
+  EXPECT_FALSE(fresh.KnowsDictionary(*reference));
+  Status missing = decode_all(&fresh, referred);
+  EXPECT_EQ(missing.code(), StatusCode::kInvalid);
+  EXPECT_EQ(missing.message().rfind("partition 9: byte 4096: the compact segment was compressed "
+                                    "against its map output's Schema message",
+                                    0),
+            0u)
+      << missing.message();
+  EXPECT_NE(missing.message().find("byte 0 of its data file"), std::string::npos);
+
+  // Having read the map output's first segment.
+  SegmentDecoder reader;
+  ASSERT_TRUE(decode_all(&reader, inside).ok());
+  EXPECT_TRUE(reader.KnowsDictionary(*reference));
+  Status decoded = decode_all(&reader, referred);
+  EXPECT_TRUE(decoded.ok()) << decoded.ToString();
+
+  // Given the schema.
+  SegmentDecoder given;
+  ASSERT_TRUE(given.AddSchema(*schema_).ok());
+  decoded = decode_all(&given, referred);
+  EXPECT_TRUE(decoded.ok()) << decoded.ToString();
+
+  // Given another schema: still missing, never a wrong decode.
+  SegmentDecoder other;
+  ASSERT_TRUE(other.AddSchema(*testing::AllTypesSchema(1)).ok());
+  EXPECT_EQ(decode_all(&other, referred).code(), StatusCode::kInvalid);
+
+  // The layout walker and FirstSchemaMessage: what a tool without a decoder does.
+  auto first = FirstSchemaMessage(inside.data(), inside.size(), "data file");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(std::equal(first->begin(), first->end(), schema_message.begin(),
+                         schema_message.end()));
+  auto layout = ReadSegmentLayout(referred.data(), referred.size(), "partition 9", 0, *first);
+  ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+  EXPECT_EQ(layout->rows, 4);
+  EXPECT_EQ(layout->end, referred.size());
+  EXPECT_EQ(ReadSegmentLayout(referred.data(), referred.size(), "partition 9").status().code(),
+            StatusCode::kInvalid);
+
+  // Flipped bytes: an error or a decode, never a crash (the fuzzers cover the rest).
+  for (int64_t at = 0; at < referred.size(); at += 5) {
+    AlignedBuffer flipped;
+    flipped.Append(referred.data(), referred.size());
+    flipped.data()[at] ^= 0x21;
+    SegmentDecoder decoder;
+    ASSERT_TRUE(decoder.AddSchema(*schema_).ok());
+    if (decoder.Begin(flipped.data(), flipped.size(), nullptr, "flipped").ok()) {
+      (void)decoder.Next();
+    }
   }
 }
 

@@ -48,10 +48,14 @@ PartitionReaderOptions OptionsFor(const ReadMode& mode) {
 
 // Reads partitions [start, end) of every map from `sources` and checks the rows against
 // `expected` (ExpectedRows of the same range).
+// `schema` is given to the reader when set.
 void ExpectRoundTrip(const WrittenMaps& maps, const std::vector<RecordBatch>& expected,
-                     const ReadMode& mode, std::vector<SegmentSource> sources) {
+                     const ReadMode& mode, std::vector<SegmentSource> sources,
+                     SchemaPtr schema = nullptr) {
   SCOPED_TRACE(ModeName(mode));
-  auto reader = PartitionReader::Open(std::move(sources), OptionsFor(mode));
+  PartitionReaderOptions options = OptionsFor(mode);
+  options.schema = std::move(schema);
+  auto reader = PartitionReader::Open(std::move(sources), options);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto batches = ReadAll(**reader);
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
@@ -207,9 +211,25 @@ TEST_F(SourceKindTest, MemoryBlocksWithAndWithoutPartitionLengths) {
       for (size_t m = 0; m < maps_->outputs.size(); ++m) {
         sources.push_back(MemoryBlock(m, 2, 6, with_lengths));
       }
-      ExpectRoundTrip(*maps_, expected, mode, std::move(sources));
+      // Blocks without partition 0 hold compact segments that refer to the Schema message of
+      // their map output, which no block here holds: the reader is given the schema.
+      ExpectRoundTrip(*maps_, expected, mode, std::move(sources), maps_->schema);
     }
   }
+}
+
+TEST_F(SourceKindTest, MemoryBlocksWithoutTheSchemaTheyReferToAreRefused) {
+  // Open reads up to the first segment's schema, so it is Open that says so.
+  auto reader = PartitionReader::Open({MemoryBlock(0, 2, 6, true)}, PartitionReaderOptions{});
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(reader.status().message().rfind(
+                "map output 0 partition 2: byte 21096: the compact segment was compressed against "
+                "its map output's Schema message",
+                0),
+            0u)
+      << reader.status().message();
+  EXPECT_NE(reader.status().message().find("or give the reader the schema"), std::string::npos);
 }
 
 TEST_F(SourceKindTest, BlocksPushedFromAnotherThread) {
@@ -413,11 +433,13 @@ TEST(PartitionReaderTest, SmallBlocksAreJoinedToTheTarget) {
   EXPECT_EQ(metrics.blocks, 200);
   EXPECT_EQ(metrics.coalesced_batches, 5);
   EXPECT_EQ(metrics.coalesced_inputs, 200);
-  // Each map output is one read of its index and one of its data. Buffers of 25 rows do not
+  // Each map output is one read of its index and one of its data, and one more read finds the
+  // Schema message that the first compact segment met refers to (byte 0 of its data file; every
+  // later map output's is the same). Buffers of 25 rows do not
   // shrink under lz4, so they are stored raw and the decoded batches view the read buffer: the
   // 40 inputs of a joined batch pin 40 buffers, which then return together and serve the next
   // 40 reads.
-  EXPECT_EQ(metrics.file_reads, 200 * 2);
+  EXPECT_EQ(metrics.file_reads, 200 * 2 + 1);
   EXPECT_LE(metrics.read_buffers, 45);
   EXPECT_EQ(metrics.schemas_parsed, 1);
 }

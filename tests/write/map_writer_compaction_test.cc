@@ -19,18 +19,37 @@ struct SegmentKinds {
   int compact = 0;
   int streams = 0;
   int64_t blocks = 0;  // RecordBatch messages in all, those inside compact segments too
+  int referred = 0;    // compact segments compressed against the Schema message
 };
 
 // Reads the kind of every non-empty segment of `output` from its first bytes, and its layout.
 SegmentKinds KindsOf(const MapOutput& output) {
   const std::string data = testing::ReadFileBytes(output.data_path);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   SegmentKinds kinds;
+  // The data file starts with the Schema message the other compact segments refer to.
+  std::vector<uint8_t> schema_message;
+  if (!data.empty()) {
+    auto first = FirstSchemaMessage(bytes, static_cast<int64_t>(data.size()), "data file");
+    EXPECT_TRUE(first.ok()) << first.status().ToString();
+    if (first.ok()) schema_message = std::move(*first);
+  }
+  bool first_segment = true;
   for (size_t p = 0; p < output.lengths.size(); ++p) {
     if (output.lengths[p] == 0) continue;
-    const auto* segment = reinterpret_cast<const uint8_t*>(data.data()) + output.offsets[p];
+    const auto* segment = bytes + output.offsets[p];
     const bool compact = IsCompactSegment(segment, output.lengths[p]);
     (compact ? kinds.compact : kinds.streams) += 1;
-    auto layout = ReadSegmentLayout(segment, output.lengths[p], "partition " + std::to_string(p));
+    const bool referred = DictionaryReferenceAt(segment, output.lengths[p]).has_value();
+    if (first_segment) {
+      EXPECT_FALSE(referred) << "the first segment must hold the Schema";
+    } else if (compact) {
+      EXPECT_TRUE(referred) << "partition " << p;
+    }
+    first_segment = false;
+    kinds.referred += referred ? 1 : 0;
+    auto layout = ReadSegmentLayout(segment, output.lengths[p], "partition " + std::to_string(p),
+                                    0, schema_message);
     EXPECT_TRUE(layout.ok()) << layout.status().ToString();
     if (layout.ok()) kinds.blocks += static_cast<int64_t>(layout->blocks.size());
   }

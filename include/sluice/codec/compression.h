@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "sluice/base/result.h"
@@ -40,7 +41,13 @@ class Compressor {
 
   /// Makes a compressor. `level` applies to zstd (1..22, default 1) and is ignored by others.
   /// Returns Invalid for kNone and for a zstd level out of range.
-  static Result<std::unique_ptr<Compressor>> Make(CompressionCodec codec, int level = 1);
+  ///
+  /// A `dictionary` (bytes copied) is content that every frame may refer back to as if it came
+  /// just before the frame's first byte (LZ4's and zstd's raw-content dictionaries: `lz4 -D`,
+  /// `zstd -D`); the frames do not name it, so only a decompressor given the same bytes decodes
+  /// them. LZ4 uses its last 64 KiB.
+  static Result<std::unique_ptr<Compressor>> Make(CompressionCodec codec, int level = 1,
+                                                  std::span<const uint8_t> dictionary = {});
 
   /// Returns the codec this compressor writes.
   virtual CompressionCodec codec() const = 0;
@@ -57,8 +64,10 @@ class Decompressor {
  public:
   virtual ~Decompressor() = default;
 
-  /// Makes a decompressor. Returns Invalid for kNone.
-  static Result<std::unique_ptr<Decompressor>> Make(CompressionCodec codec);
+  /// Makes a decompressor. Returns Invalid for kNone. Frames made against a `dictionary` (see
+  /// Compressor::Make; bytes copied) decode only with the same bytes given here.
+  static Result<std::unique_ptr<Decompressor>> Make(CompressionCodec codec,
+                                                    std::span<const uint8_t> dictionary = {});
 
   /// Returns the codec this decompressor reads.
   virtual CompressionCodec codec() const = 0;

@@ -12,6 +12,12 @@
 
 namespace sluice {
 
+/// How a compact segment holds the Schema message its stream starts with.
+enum class CompactSegmentSchema : uint8_t {
+  kInside,    // compressed with the rest: the segment stands alone
+  kReferred,  // compressed against the Schema message as a dictionary, which it refers to
+};
+
 /// Writes compact segments of one schema and codec. Made once per map task, like the
 /// SegmentEncoder beside it; encoding a warm segment allocates nothing but the merged batch.
 class CompactSegmentEncoder {
@@ -26,8 +32,10 @@ class CompactSegmentEncoder {
   SegmentEncoder* plain_encoder();
 
   /// Appends one compact segment holding the rows of `messages` (plain RecordBatch messages of
-  /// this schema, in order) as one batch. `out`'s size stays a multiple of 8.
-  Status AppendSegment(std::span<const std::span<const uint8_t>> messages, AlignedBuffer* out);
+  /// this schema, in order) as one batch. `out`'s size stays a multiple of 8. A map output's
+  /// first segment must hold its Schema kInside (readers find the dictionary there).
+  Status AppendSegment(std::span<const std::span<const uint8_t>> messages,
+                       CompactSegmentSchema schema_form, AlignedBuffer* out);
 
   /// Appends the rows of `messages` re-encoded as RecordBatch messages compressed with the
   /// codec, one per message: a partition too large to be compact keeps its plain pieces this way.

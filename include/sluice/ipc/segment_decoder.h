@@ -23,6 +23,7 @@
 
 #include "sluice/base/result.h"
 #include "sluice/format/record_batch.h"
+#include "sluice/ipc/compact_segment.h"
 
 namespace sluice {
 
@@ -87,6 +88,14 @@ class SegmentDecoder {
 
   /// Returns the offset just after the end-of-stream marker once Next() has returned nullopt.
   int64_t position() const;
+
+  /// Makes `schema`'s Schema message, as Sluice encodes it, known as a dictionary that compact
+  /// segments may be compressed against (sluice/ipc/compact_segment.h). Every Schema message
+  /// the decoder reads is known that way too: a reader given its schema up front, or that reads
+  /// a map output's first segment first, decodes all of its segments.
+  Status AddSchema(const Schema& schema);
+  /// Returns whether the decoder knows the dictionary a compact segment names.
+  bool KnowsDictionary(const CompactSegmentDictionary& dictionary) const;
 
   /// Gives the decoder a batch's vectors to build a later batch in (see
   /// RecordBatch::TakeStorage): a consumer that hands back each batch it is done with spares

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,17 @@ struct SegmentLayout {
 
 /// Walks the stream in `data[0..size)`. An empty span is an empty segment (no blocks). Errors
 /// name `source` and the byte offset, counted from `base_offset`. An Arrow IPC file (ARROW1) is
-/// walked as the stream it contains.
+/// walked as the stream it contains. `dictionary` is the map output's Schema message, for a
+/// compact segment compressed against it (see FirstSchemaMessage).
 Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
-                                        const std::string& source, int64_t base_offset = 0);
+                                        const std::string& source, int64_t base_offset = 0,
+                                        std::span<const uint8_t> dictionary = {});
+
+/// Returns the Schema message (framed, as it is in the stream) that the segment in
+/// `data[0..size)` starts with: a map output's data file starts with its first non-empty
+/// segment, whose Schema message the others may be compressed against. Decompresses a compact
+/// segment. Errors as ReadSegmentLayout's.
+Result<std::vector<uint8_t>> FirstSchemaMessage(const uint8_t* data, int64_t size,
+                                                const std::string& source);
 
 }  // namespace sluice

@@ -31,7 +31,10 @@ class RowReader {
   static Result<std::unique_ptr<RowReader>> Make(const std::string& schema_text) {
     SLUICE_ASSIGN_OR_RAISE(SchemaPtr schema, SchemaFromSparkCatalogString(schema_text));
     SLUICE_ASSIGN_OR_RAISE(auto converter, ColumnarToRowConverter::Make(schema));
-    return std::unique_ptr<RowReader>(new RowReader(std::move(converter)));
+    auto reader = std::unique_ptr<RowReader>(new RowReader(std::move(converter)));
+    // The map tasks' compact segments are compressed against this schema's Schema message.
+    SLUICE_RETURN_NOT_OK(reader->decoder_.AddSchema(*schema));
+    return reader;
   }
 
   /// Grows the block buffer to `capacity` bytes, keeping its first `kept` bytes (the part of a
