@@ -46,6 +46,13 @@ int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uin
  * stream the caller releases. The bytes are copied, so the caller may free them at once. */
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out);
 
+/** As sluice_segment_decode, for any segment of a map output: `first` holds the first
+ * `first_size` bytes of the map output's data file (at least its first non-empty segment),
+ * where the Schema message is that compact segments after the first are compressed against.
+ * Copies what it needs of both. */
+int sluice_segment_decode_in_map_output(const uint8_t* data, int64_t size, const uint8_t* first,
+                                        int64_t first_size, struct ArrowArrayStream* out);
+
 /* ---- Map side: MapWriter --------------------------------------------------------------- */
 
 /** Options of a map writer, set as key-value text (see sluice/write/map_writer_settings.h for

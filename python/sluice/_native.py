@@ -96,6 +96,13 @@ def _load():
         ctypes.c_int64,
         ctypes.POINTER(ArrowArrayStream),
     ]
+    library.sluice_segment_decode_in_map_output.argtypes = [
+        ctypes.c_char_p,
+        ctypes.c_int64,
+        ctypes.c_char_p,
+        ctypes.c_int64,
+        ctypes.POINTER(ArrowArrayStream),
+    ]
     _declare_map_writer(library)
     _declare_row_writer(library)
     return library

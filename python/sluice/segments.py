@@ -39,8 +39,18 @@ def encode_segment(data: "pa.Table | pa.RecordBatch | pa.RecordBatchReader",
         library.sluice_free(out_data)
 
 
-def decode_segment(data: bytes) -> pa.RecordBatchReader:
-    """Decodes a segment (or any Arrow IPC stream or file) into a pyarrow RecordBatchReader."""
+def decode_segment(data: bytes, first_segment: "bytes | None" = None) -> pa.RecordBatchReader:
+    """Decodes a segment (or any Arrow IPC stream or file) into a pyarrow RecordBatchReader.
+
+    A compact segment other than its map output's first is compressed against the Schema
+    message that the map output's data file starts with: give `first_segment`, the data file's
+    first bytes (at least its first non-empty segment).
+    """
     stream = ArrowArrayStream()
-    check(library.sluice_segment_decode(bytes(data), len(data), ctypes.byref(stream)))
+    if first_segment is None:
+        check(library.sluice_segment_decode(bytes(data), len(data), ctypes.byref(stream)))
+    else:
+        first = bytes(first_segment)
+        check(library.sluice_segment_decode_in_map_output(
+            bytes(data), len(data), first, len(first), ctypes.byref(stream)))
     return pa.RecordBatchReader._import_from_c(ctypes.addressof(stream))

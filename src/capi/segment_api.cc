@@ -1,6 +1,7 @@
 // The C API of segment encoding and decoding.
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 #include "api_status_internal.h"
 #include "sluice/base/aligned_buffer.h"
@@ -46,8 +47,10 @@ struct OwnedBytes {
   AlignedBuffer bytes;
 };
 
-Status DecodeSegment(const uint8_t* data, int64_t size, ArrowArrayStream* out) {
-  if (out == nullptr || (data == nullptr && size != 0) || size < 0) {
+Status DecodeSegment(const uint8_t* data, int64_t size, const uint8_t* first, int64_t first_size,
+                     ArrowArrayStream* out) {
+  if (out == nullptr || (data == nullptr && size != 0) || size < 0 ||
+      (first == nullptr && first_size != 0) || first_size < 0) {
     return Status::Invalid("sluice_segment_decode: bad arguments");
   }
   auto owned = std::make_shared<OwnedBytes>();
@@ -55,7 +58,8 @@ Status DecodeSegment(const uint8_t* data, int64_t size, ArrowArrayStream* out) {
   const uint8_t* start = owned->bytes.data();
   SLUICE_ASSIGN_OR_RAISE(
       auto reader,
-      IpcStreamReader::Open(start, size, owned, "segment of " + std::to_string(size) + " bytes"));
+      IpcStreamReader::Open(start, size, owned, "segment of " + std::to_string(size) + " bytes",
+                            std::span<const uint8_t>(first, static_cast<size_t>(first_size))));
   return ExportRecordBatchReader(std::move(reader), out);
 }
 
@@ -73,7 +77,17 @@ int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uin
 
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out) {
   return sluice::capi::ReportGuarded("sluice_segment_decode",
-                                     [&] { return sluice::capi::DecodeSegment(data, size, out); });
+                                     [&] {
+                                       return sluice::capi::DecodeSegment(data, size, nullptr, 0,
+                                                                          out);
+                                     });
+}
+
+int sluice_segment_decode_in_map_output(const uint8_t* data, int64_t size, const uint8_t* first,
+                                        int64_t first_size, struct ArrowArrayStream* out) {
+  return sluice::capi::ReportGuarded("sluice_segment_decode_in_map_output", [&] {
+    return sluice::capi::DecodeSegment(data, size, first, first_size, out);
+  });
 }
 
 }  // extern "C"

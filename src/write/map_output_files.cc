@@ -145,8 +145,9 @@ Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& enc
 }
 
 void MapOutputFiles::EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes,
-                                      PlainRows plain_rows) {
+                                      bool schema_dictionary, PlainRows plain_rows) {
   compact_encoder_ = encoder;
+  compact_schema_dictionary_ = schema_dictionary;
   compact_max_bytes_ = max_bytes;
   plain_rows_ = std::move(plain_rows);
 }
@@ -345,9 +346,9 @@ Status MapOutputFiles::WriteCompactPartition(int32_t partition, bool held,
     compact_messages_.emplace_back(held_plain_.data(), static_cast<size_t>(held_plain_.size()));
   }
   // The data file's first segment holds the Schema message that the others refer to.
-  const CompactSegmentSchema schema_form = data_file_->position() == 0
-                                               ? CompactSegmentSchema::kInside
-                                               : CompactSegmentSchema::kReferred;
+  const CompactSegmentSchema schema_form =
+      compact_schema_dictionary_ && data_file_->position() > 0 ? CompactSegmentSchema::kReferred
+                                                                : CompactSegmentSchema::kInside;
   AlignedBuffer* pending = data_file_->pending();
   const int64_t start = pending->size();
   SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, schema_form, pending));

@@ -72,7 +72,7 @@ class MapWriter::Impl {
       SLUICE_ASSIGN_OR_RAISE(compact_,
                              CompactSegmentEncoder::Make(options_.schema, options_.encoding));
       files_->EnableCompaction(
-          compact_.get(), options_.compact_segment_bytes,
+          compact_.get(), options_.compact_segment_bytes, options_.compact_schema_dictionary,
           MapOutputFiles::PlainRows{
               [this](int32_t p) { return HeldPlainBytes(p); },
               [this](int32_t p, AlignedBuffer* out) { return EncodeHeldPlain(p, out); }});

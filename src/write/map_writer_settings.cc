@@ -182,19 +182,21 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     options->checksum_path = std::string(value);
     return Status::OK();
   }
-  if (key == "spark-files" || key == "overwrite" || key == "sync" || key == "validate-utf8") {
+  if (key == "spark-files" || key == "overwrite" || key == "sync" || key == "validate-utf8" ||
+      key == "compact-schema-dictionary") {
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
-    (key == "spark-files" ? options->write_spark_files
-     : key == "overwrite" ? options->overwrite
-     : key == "sync"      ? options->sync
-                          : options->validate_utf8) = *flag;
+    (key == "spark-files"   ? options->write_spark_files
+     : key == "overwrite"   ? options->overwrite
+     : key == "sync"        ? options->sync
+     : key == "validate-utf8" ? options->validate_utf8
+                              : options->compact_schema_dictionary) = *flag;
     return Status::OK();
   }
   return Status::Invalid("unknown map writer setting '", key,
                          "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
                          "codec, compression-threads, block-rows, block-bytes, memory-budget, "
-                         "max-held-bytes, compact-segment-bytes, spill-dirs, checksum, data-path, "
+                         "max-held-bytes, compact-segment-bytes, compact-schema-dictionary, spill-dirs, checksum, data-path, "
                          "spark-files, index-path, "
                          "checksum-path, overwrite, sync, flush-bytes, validate-utf8)");
 }

@@ -66,6 +66,7 @@ inline std::unique_ptr<WrittenMaps> WriteMaps(const MapsToWrite& spec) {
     options.write_spark_files = spec.spark_files;
     options.target_block_rows = spec.block_rows;
     options.memory_limit = -1;
+    options.compact_schema_dictionary = true;  // the reader finds the Schema compact segments need
     options.data_path = maps->directory->Join("shuffle_0_" + std::to_string(m) + "_0.data");
     auto writer = MapWriter::Make(options);
     EXPECT_TRUE(writer.ok()) << writer.status().ToString();

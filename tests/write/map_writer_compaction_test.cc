@@ -67,6 +67,7 @@ class MapWriterCompactionTest : public ::testing::TestWithParam<CompressionCodec
     options.data_path = directory_.Join("out.data");
     options.write_spark_files = true;
     options.overwrite = true;
+    options.compact_schema_dictionary = true;
     return options;
   }
 

@@ -88,7 +88,8 @@ class MapOutputFiles {
 
   /// Writes partitions whose plain rows (held and spilled) are at most `max_bytes` as compact
   /// segments made by `encoder` (which must outlive this object).
-  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes, PlainRows plain_rows);
+  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes,
+                        bool schema_dictionary, PlainRows plain_rows);
 
   /// Returns whether partition p's held rows are written plain (PlainRows::encode) rather than
   /// by `encode`: at a spill, when they are small enough; at Finish, when the whole partition
@@ -140,6 +141,7 @@ class MapOutputFiles {
   std::vector<SpillRecord> spills_;
   // Compaction, when enabled.
   CompactSegmentEncoder* compact_encoder_ = nullptr;
+  bool compact_schema_dictionary_ = false;  // segments after the first refer to the Schema
   int64_t compact_max_bytes_ = 0;
   PlainRows plain_rows_;
   AlignedBuffer held_plain_;  // a compact partition's held rows, as one plain message
