@@ -76,11 +76,9 @@ int sluice_segment_encode(struct ArrowArrayStream* input, const char* codec, uin
 }
 
 int sluice_segment_decode(const uint8_t* data, int64_t size, struct ArrowArrayStream* out) {
-  return sluice::capi::ReportGuarded("sluice_segment_decode",
-                                     [&] {
-                                       return sluice::capi::DecodeSegment(data, size, nullptr, 0,
-                                                                          out);
-                                     });
+  return sluice::capi::ReportGuarded("sluice_segment_decode", [&] {
+    return sluice::capi::DecodeSegment(data, size, nullptr, 0, out);
+  });
 }
 
 int sluice_segment_decode_in_map_output(const uint8_t* data, int64_t size, const uint8_t* first,

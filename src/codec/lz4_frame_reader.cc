@@ -96,12 +96,10 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
   const bool linked = (flags & kBlockIndependence) == 0;
   if (linked && !dictionary.empty()) return Lz4FrameRead::kUnsupported;
   // Blocks refer back at most 64 KiB: the end of the dictionary is all of it they can reach.
-  const int64_t dictionary_size =
-      std::min(static_cast<int64_t>(dictionary.size()), kLinkedHistory);
-  const char* dictionary_end = dictionary.empty()
-                                   ? nullptr
-                                   : reinterpret_cast<const char*>(dictionary.data()) +
-                                         dictionary.size();
+  const int64_t dictionary_size = std::min(static_cast<int64_t>(dictionary.size()), kLinkedHistory);
+  const char* dictionary_end =
+      dictionary.empty() ? nullptr
+                         : reinterpret_cast<const char*>(dictionary.data()) + dictionary.size();
   int64_t decoded = 0;
   while (true) {
     if (input_size - position < kBlockSizeFieldSize) {
@@ -138,8 +136,8 @@ Result<Lz4FrameRead> ReadLz4Frame(const uint8_t* input, int64_t input_size, uint
       block_decoded = block_size;
     } else {
       const int64_t capacity = std::min(writable_size - decoded, max_block_size + kFastPathRoom);
-      const char* history_end = linked ? reinterpret_cast<const char*>(output + decoded)
-                                       : dictionary_end;
+      const char* history_end =
+          linked ? reinterpret_cast<const char*>(output + decoded) : dictionary_end;
       const int history =
           static_cast<int>(linked ? std::min(decoded, kLinkedHistory) : dictionary_size);
       auto decode_block = [&](char* into, int64_t into_capacity) {

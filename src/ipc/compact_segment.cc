@@ -53,8 +53,8 @@ Result<CompactSegmentExtent> MeasureCompactSegment(const uint8_t* data, int64_t 
                                                  bits::LoadUnaligned<uint32_t>(data + 12)};
     extent.frame_offset = kDictionaryReferenceSize;
   }
-  SLUICE_ASSIGN_OR_RAISE(extent.frame, MeasureCompressedFrame(data + extent.frame_offset,
-                                                              size - extent.frame_offset));
+  SLUICE_ASSIGN_OR_RAISE(
+      extent.frame, MeasureCompressedFrame(data + extent.frame_offset, size - extent.frame_offset));
   if (extent.frame.content_size < 0) {
     return Status::Corrupt("the frame of a compact segment must declare its content size");
   }

@@ -39,9 +39,9 @@ class CompactSegmentEncoder::Impl {
     SLUICE_ASSIGN_OR_RAISE(compressed_, SegmentEncoder::Make(schema, options));
     SLUICE_ASSIGN_OR_RAISE(compressor_, Compressor::Make(options.codec, options.compression_level));
     const std::span<const uint8_t> schema_message = plain_->schema_message();
-    SLUICE_ASSIGN_OR_RAISE(schema_compressor_, Compressor::Make(options.codec,
-                                                                options.compression_level,
-                                                                schema_message));
+    SLUICE_ASSIGN_OR_RAISE(
+        schema_compressor_,
+        Compressor::Make(options.codec, options.compression_level, schema_message));
     schema_dictionary_ = CompactSegmentDictionary::Of(schema_message);
     SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(std::move(schema)));
     return Status::OK();

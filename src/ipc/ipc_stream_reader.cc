@@ -13,13 +13,12 @@ Result<std::unique_ptr<IpcStreamReader>> IpcStreamReader::Open(
   if (!first_segment.empty()) {
     // Reading the Schema message there makes it known to the decoder.
     const std::string first_source = "the first segment of " + source + "'s map output";
-    SLUICE_ASSIGN_OR_RAISE(std::vector<uint8_t> message,
-                           FirstSchemaMessage(first_segment.data(),
-                                              static_cast<int64_t>(first_segment.size()),
-                                              first_source));
-    SLUICE_RETURN_NOT_OK(reader->decoder_.Begin(message.data(),
-                                                static_cast<int64_t>(message.size()), nullptr,
-                                                first_source));
+    SLUICE_ASSIGN_OR_RAISE(
+        std::vector<uint8_t> message,
+        FirstSchemaMessage(first_segment.data(), static_cast<int64_t>(first_segment.size()),
+                           first_source));
+    SLUICE_RETURN_NOT_OK(reader->decoder_.Begin(
+        message.data(), static_cast<int64_t>(message.size()), nullptr, first_source));
     SLUICE_RETURN_NOT_OK(reader->decoder_.ReadSchema());
   }
   SLUICE_RETURN_NOT_OK(reader->decoder_.Begin(data, size, std::move(owner), std::move(source)));

@@ -518,9 +518,8 @@ class SegmentDecoder::Impl {
       }
       if (!entry->all_flat) entry->flat = FlatColumns{};
       metrics_.schemas_parsed += 1;
-      AddSchemaMessage(std::span<const uint8_t>(data_ + message.start,
-                                                static_cast<size_t>(message.body_offset -
-                                                                    message.start)));
+      AddSchemaMessage(std::span<const uint8_t>(
+          data_ + message.start, static_cast<size_t>(message.body_offset - message.start)));
       // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
       if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
       schema_cache_.push_back(std::move(entry));

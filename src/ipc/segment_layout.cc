@@ -156,8 +156,8 @@ Result<std::vector<uint8_t>> FirstSchemaMessage(const uint8_t* data, int64_t siz
     stream = compact->stream.data();
     stream_size = compact->extent.frame.content_size;
   }
-  const int64_t start = ipc::StartsWithFileMagic(stream, stream_size) ? ipc::kFileMagicPaddedSize
-                                                                       : 0;
+  const int64_t start =
+      ipc::StartsWithFileMagic(stream, stream_size) ? ipc::kFileMagicPaddedSize : 0;
   SLUICE_ASSIGN_OR_RAISE(ipc::MessagePrefix prefix,
                          ipc::ReadMessagePrefix(stream + start, stream_size - start, source,
                                                 compact.has_value() ? 0 : start));

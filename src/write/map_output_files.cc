@@ -346,9 +346,9 @@ Status MapOutputFiles::WriteCompactPartition(int32_t partition, bool held,
     compact_messages_.emplace_back(held_plain_.data(), static_cast<size_t>(held_plain_.size()));
   }
   // The data file's first segment holds the Schema message that the others refer to.
-  const CompactSegmentSchema schema_form =
-      compact_schema_dictionary_ && data_file_->position() > 0 ? CompactSegmentSchema::kReferred
-                                                                : CompactSegmentSchema::kInside;
+  const CompactSegmentSchema schema_form = compact_schema_dictionary_ && data_file_->position() > 0
+                                               ? CompactSegmentSchema::kReferred
+                                               : CompactSegmentSchema::kInside;
   AlignedBuffer* pending = data_file_->pending();
   const int64_t start = pending->size();
   SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, schema_form, pending));

@@ -186,9 +186,9 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
       key == "compact-schema-dictionary") {
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
-    (key == "spark-files"   ? options->write_spark_files
-     : key == "overwrite"   ? options->overwrite
-     : key == "sync"        ? options->sync
+    (key == "spark-files"     ? options->write_spark_files
+     : key == "overwrite"     ? options->overwrite
+     : key == "sync"          ? options->sync
      : key == "validate-utf8" ? options->validate_utf8
                               : options->compact_schema_dictionary) = *flag;
     return Status::OK();
@@ -196,7 +196,8 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
   return Status::Invalid("unknown map writer setting '", key,
                          "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
                          "codec, compression-threads, block-rows, block-bytes, memory-budget, "
-                         "max-held-bytes, compact-segment-bytes, compact-schema-dictionary, spill-dirs, checksum, data-path, "
+                         "max-held-bytes, compact-segment-bytes, compact-schema-dictionary, "
+                         "spill-dirs, checksum, data-path, "
                          "spark-files, index-path, "
                          "checksum-path, overwrite, sync, flush-bytes, validate-utf8)");
 }

@@ -168,13 +168,15 @@ TEST_P(CompressionTest, RoundTripsAgainstADictionary) {
       const std::vector<uint8_t> original = MakeBytes(content, size, 7);
       std::vector<uint8_t> frame(
           static_cast<size_t>((*compressor)->MaxCompressedSize(static_cast<int64_t>(size))));
-      auto written = (*compressor)->Compress(original.data(), static_cast<int64_t>(size),
-                                             frame.data(), static_cast<int64_t>(frame.size()));
+      auto written = (*compressor)
+                         ->Compress(original.data(), static_cast<int64_t>(size), frame.data(),
+                                    static_cast<int64_t>(frame.size()));
       ASSERT_TRUE(written.ok()) << written.status().ToString();
       frame.resize(static_cast<size_t>(*written));
       std::vector<uint8_t> decoded(size);
-      Status status = (*decompressor)->Decompress(frame.data(), *written, decoded.data(),
-                                                  static_cast<int64_t>(size));
+      Status status =
+          (*decompressor)
+              ->Decompress(frame.data(), *written, decoded.data(), static_cast<int64_t>(size));
       ASSERT_TRUE(status.ok()) << "size " << size << ": " << status.ToString();
       ASSERT_TRUE(decoded == original) << "size " << size;
       if (content == Content::kText && size >= 100) {

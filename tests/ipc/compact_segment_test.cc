@@ -260,8 +260,8 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
   // The layout walker and FirstSchemaMessage: what a tool without a decoder does.
   auto first = FirstSchemaMessage(inside.data(), inside.size(), "data file");
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  EXPECT_TRUE(std::equal(first->begin(), first->end(), schema_message.begin(),
-                         schema_message.end()));
+  EXPECT_TRUE(
+      std::equal(first->begin(), first->end(), schema_message.begin(), schema_message.end()));
   auto layout = ReadSegmentLayout(referred.data(), referred.size(), "partition 9", 0, *first);
   ASSERT_TRUE(layout.ok()) << layout.status().ToString();
   EXPECT_EQ(layout->rows, 4);

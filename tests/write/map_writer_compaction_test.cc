@@ -48,8 +48,8 @@ SegmentKinds KindsOf(const MapOutput& output) {
     }
     first_segment = false;
     kinds.referred += referred ? 1 : 0;
-    auto layout = ReadSegmentLayout(segment, output.lengths[p], "partition " + std::to_string(p),
-                                    0, schema_message);
+    auto layout = ReadSegmentLayout(segment, output.lengths[p], "partition " + std::to_string(p), 0,
+                                    schema_message);
     EXPECT_TRUE(layout.ok()) << layout.status().ToString();
     if (layout.ok()) kinds.blocks += static_cast<int64_t>(layout->blocks.size());
   }

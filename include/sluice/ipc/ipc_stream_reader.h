@@ -17,9 +17,9 @@ class IpcStreamReader final : public RecordBatchReader {
   /// `source` names the bytes in errors. `first_segment` (copied from) is the start of the map
   /// output's data file, for a compact segment that refers to the Schema message found there
   /// (sluice/ipc/compact_segment.h).
-  static Result<std::unique_ptr<IpcStreamReader>> Open(
-      const uint8_t* data, int64_t size, MemoryOwner owner, std::string source,
-      std::span<const uint8_t> first_segment = {});
+  static Result<std::unique_ptr<IpcStreamReader>> Open(const uint8_t* data, int64_t size,
+                                                       MemoryOwner owner, std::string source,
+                                                       std::span<const uint8_t> first_segment = {});
 
   const SchemaPtr& schema() const override { return decoder_.schema(); }
   Result<std::optional<RecordBatch>> Next() override;

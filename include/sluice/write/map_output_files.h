@@ -88,8 +88,8 @@ class MapOutputFiles {
 
   /// Writes partitions whose plain rows (held and spilled) are at most `max_bytes` as compact
   /// segments made by `encoder` (which must outlive this object).
-  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes,
-                        bool schema_dictionary, PlainRows plain_rows);
+  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes, bool schema_dictionary,
+                        PlainRows plain_rows);
 
   /// Returns whether partition p's held rows are written plain (PlainRows::encode) rather than
   /// by `encode`: at a spill, when they are small enough; at Finish, when the whole partition
