@@ -17,12 +17,11 @@
 //
 // With a dictionary reference, the frame was compressed against a dictionary (LZ4's and zstd's
 // raw-content dictionaries): the map output's Schema message, the exact bytes that begin the
-// stream inside, so the Schema costs a few bytes instead of hundreds (of a 2.7 KB segment of 20
-// lineitem rows, 615 bytes were its compressed Schema). Where to find it: a map output's data
-// file begins with its first non-empty partition, which is never compressed against the
-// dictionary (an IPC stream, or a compact segment without a reference), and so begins with the
-// Schema message. Sluice's readers take it from there, from an earlier segment they read, or
-// from the schema they were given.
+// stream inside, so the Schema costs a few bytes instead of hundreds (figures: DEVELOPING.md).
+// Where to find it: a map output's data file begins with its first non-empty partition, which is
+// never compressed against the dictionary (an IPC stream, or a compact segment without a
+// reference), and so begins with the Schema message. Sluice's readers take it from there, from an
+// earlier segment they read, or from the schema they were given.
 //
 // It is told from an IPC stream by its first four bytes (an IPC stream starts with FF FF FF FF).
 // Sluice's readers open both kinds. Any other reader needs one step first: decompress the frame
