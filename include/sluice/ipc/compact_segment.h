@@ -29,8 +29,7 @@
 // which all skip skippable frames; with a dictionary reference, `lz4 -d -D schema.bin` or
 // `zstd -d -D schema.bin`, schema.bin holding the first message of the data file), and what
 // comes out is a plain Arrow IPC stream. CompactSegmentEncoder writes them
-// (sluice/ipc/compact_segment_encoder.h); SegmentDecoder reads them; `sluice segment` turns one
-// into the plain stream.
+// (sluice/ipc/compact_segment_encoder.h); SegmentDecoder reads them.
 #pragma once
 
 #include <cstdint>
