@@ -33,6 +33,14 @@ std::optional<CompactSegmentDictionary> DictionaryReferenceAt(const uint8_t* dat
                                   bits::LoadUnaligned<uint32_t>(data + 12)};
 }
 
+Status MissingDictionary(const CompactSegmentDictionary& dictionary, const std::string& source,
+                         int64_t offset, std::string_view what_to_do) {
+  return Status::Invalid(source, ": byte ", offset,
+                         ": the compact segment was compressed against its map output's Schema "
+                         "message (a dictionary of ",
+                         dictionary.size, " bytes, XXH32 ", dictionary.hash, "), ", what_to_do);
+}
+
 void AppendDictionaryReference(const CompactSegmentDictionary& dictionary, AlignedBuffer* out) {
   uint8_t* frame = out->AppendUninitialized(kDictionaryReferenceSize);
   bits::StoreUnaligned<uint32_t>(frame, kDictionaryReferenceMagic);

@@ -542,29 +542,24 @@ class SegmentDecoder::Impl {
     dictionaries_.push_back(std::move(entry));
   }
 
-  Status AddSchema(const Schema& schema) {
-    AlignedBuffer message;
-    SLUICE_RETURN_NOT_OK(ipc::AppendSchemaMessage(schema, &message));
-    AddSchemaMessage(std::span<const uint8_t>(message.data(), static_cast<size_t>(message.size())));
+  Status AddSchema(SchemaPtr schema) {
+    if (schema == nullptr) return Status::Invalid("SegmentDecoder::AddSchema: no schema");
+    given_schemas_.push_back(std::move(schema));
     return Status::OK();
   }
 
-  bool KnowsDictionary(const CompactSegmentDictionary& id) const {
-    return FindDictionary(id) != nullptr;
-  }
+  bool KnowsDictionary(const CompactSegmentDictionary& id) { return FindOrLearn(id) != nullptr; }
 
+ private:
  private:
   Result<Decompressor*> DecompressorFor(CompressionCodec codec,
                                         const CompactSegmentDictionary& id) {
-    KnownDictionary* known = FindDictionary(id);
+    KnownDictionary* known = FindOrLearn(id);
     if (known == nullptr) {
-      return Status::Invalid(
-          source_, ": byte ", base_offset_,
-          ": the compact segment was compressed against its map output's Schema message (a "
-          "dictionary of ",
-          id.size, " bytes, XXH32 ", id.hash,
-          "), which this reader has not read: read the map output's first segment (byte 0 of "
-          "its data file) first, or give the reader the schema");
+      return MissingDictionary(id, source_, base_offset_,
+                               "which this reader has not read: read the map output's first "
+                               "segment (byte 0 of its data file) first, or give the reader the "
+                               "schema");
     }
     auto& slot = known->decompressors[static_cast<size_t>(codec)];
     if (slot == nullptr) {
@@ -1231,7 +1226,22 @@ class SegmentDecoder::Impl {
     }
     return nullptr;
   }
+  // The dictionary `id` names, among those read or, encoded now, the given schemas' (a given
+  // schema costs nothing until a segment needs its Schema message).
+  KnownDictionary* FindOrLearn(const CompactSegmentDictionary& id) {
+    KnownDictionary* known = FindDictionary(id);
+    if (known != nullptr || given_schemas_.empty()) return known;
+    for (const SchemaPtr& schema : given_schemas_) {
+      AlignedBuffer message;
+      if (!ipc::AppendSchemaMessage(*schema, &message).ok()) continue;  // cannot be the one
+      AddSchemaMessage(
+          std::span<const uint8_t>(message.data(), static_cast<size_t>(message.size())));
+    }
+    given_schemas_.clear();
+    return FindDictionary(id);
+  }
   std::vector<std::unique_ptr<KnownDictionary>> dictionaries_;
+  std::vector<SchemaPtr> given_schemas_;  // AddSchema's, not yet encoded
 
   // Per-block state, reused.
   std::vector<BufferView> views_;
@@ -1279,10 +1289,10 @@ Status SegmentDecoder::ReadSchema() {
 Result<std::optional<RecordBatch>> SegmentDecoder::Next() {
   return GuardFailures("decoding a block", [&] { return impl_->Next(); });
 }
-Status SegmentDecoder::AddSchema(const Schema& schema) {
-  return GuardFailures("adding a schema", [&] { return impl_->AddSchema(schema); });
+Status SegmentDecoder::AddSchema(SchemaPtr schema) {
+  return impl_->AddSchema(std::move(schema));
 }
-bool SegmentDecoder::KnowsDictionary(const CompactSegmentDictionary& dictionary) const {
+bool SegmentDecoder::KnowsDictionary(const CompactSegmentDictionary& dictionary) {
   return impl_->KnowsDictionary(dictionary);
 }
 void SegmentDecoder::RecycleStorage(RecordBatch::Storage&& storage) {

@@ -46,11 +46,9 @@ Result<DecompressedCompactSegment> DecompressCompactSegment(const uint8_t* data,
   std::span<const uint8_t> dictionary_bytes;
   if (extent->dictionary.has_value()) {
     if (CompactSegmentDictionary::Of(dictionary) != *extent->dictionary) {
-      return Status::Invalid(source, ": byte ", base_offset,
-                             ": the compact segment was compressed against its map output's "
-                             "Schema message (a dictionary of ",
-                             extent->dictionary->size, " bytes, XXH32 ", extent->dictionary->hash,
-                             "); give it (the first message of the map output's data file)");
+      return MissingDictionary(*extent->dictionary, source, base_offset,
+                               "which was not given (the first message of the map output's data "
+                               "file)");
     }
     dictionary_bytes = dictionary;
   }

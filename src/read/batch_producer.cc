@@ -256,7 +256,7 @@ Status BatchProducer::BeginSegment(int64_t cursor, int64_t size, std::string seg
   const std::optional<CompactSegmentDictionary> dictionary =
       DictionaryReferenceAt(block.data + cursor, size >= 0 ? size : block.size - cursor);
   if (dictionary.has_value() && !decoder_.KnowsDictionary(*dictionary)) {
-    SLUICE_RETURN_NOT_OK(LearnSchemaMessage());
+    SLUICE_RETURN_NOT_OK(LearnSchemaMessage(*dictionary));
   }
   SLUICE_RETURN_NOT_OK(decoder_.Begin(block.data + cursor, size >= 0 ? size : block.size - cursor,
                                       block.owner, std::move(segment_name), base_offset));
@@ -277,9 +277,12 @@ Status BatchProducer::BeginSegment(int64_t cursor, int64_t size, std::string seg
 }
 
 // A compact segment refers to a Schema message the decoder has not read: the one of the schema
-// the reader was given, or the one its map output's data file starts with.
-Status BatchProducer::LearnSchemaMessage() {
-  if (options_.schema != nullptr) SLUICE_RETURN_NOT_OK(decoder_.AddSchema(*options_.schema));
+// the reader was given, or else the one its map output's data file starts with.
+Status BatchProducer::LearnSchemaMessage(const CompactSegmentDictionary& dictionary) {
+  if (options_.schema != nullptr) {
+    SLUICE_RETURN_NOT_OK(decoder_.AddSchema(options_.schema));
+    if (decoder_.KnowsDictionary(dictionary)) return Status::OK();
+  }
   if (file_reader_ == nullptr) return Status::OK();  // the decoder says what is missing
   SLUICE_ASSIGN_OR_RAISE(std::optional<SegmentBlock> message,
                          file_reader_->ReadSchemaMessage(&file_counters_));

@@ -76,7 +76,7 @@ class BatchProducer {
   // Begins the segment at `cursor` of the block: `size` bytes, or -1 when it ends at its
   // end-of-stream marker.
   Status BeginSegment(int64_t cursor, int64_t size, std::string segment_name);
-  Status LearnSchemaMessage();
+  Status LearnSchemaMessage(const CompactSegmentDictionary& dictionary);
   Status VerifyChecksum(int64_t offset, int64_t length, int32_t partition);
   void SetBlock(SegmentBlock block);
   void StartUnit(std::string name, int64_t block_index);

@@ -248,13 +248,13 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
 
   // Given the schema.
   SegmentDecoder given;
-  ASSERT_TRUE(given.AddSchema(*schema_).ok());
+  ASSERT_TRUE(given.AddSchema(schema_).ok());
   decoded = decode_all(&given, referred);
   EXPECT_TRUE(decoded.ok()) << decoded.ToString();
 
   // Given another schema: still missing, never a wrong decode.
   SegmentDecoder other;
-  ASSERT_TRUE(other.AddSchema(*testing::AllTypesSchema(1)).ok());
+  ASSERT_TRUE(other.AddSchema(testing::AllTypesSchema(1)).ok());
   EXPECT_EQ(decode_all(&other, referred).code(), StatusCode::kInvalid);
 
   // The layout walker and FirstSchemaMessage: what a tool without a decoder does.
@@ -275,7 +275,7 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
     flipped.Append(referred.data(), referred.size());
     flipped.data()[at] ^= 0x21;
     SegmentDecoder decoder;
-    ASSERT_TRUE(decoder.AddSchema(*schema_).ok());
+    ASSERT_TRUE(decoder.AddSchema(schema_).ok());
     if (decoder.Begin(flipped.data(), flipped.size(), nullptr, "flipped").ok()) {
       (void)decoder.Next();
     }

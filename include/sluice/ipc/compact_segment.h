@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/result.h"
@@ -63,6 +65,11 @@ struct CompactSegmentDictionary {
 /// Returns what the dictionary reference at the start of `data[0..size)` names, or nullopt when
 /// there is none (or it is too short to be one: MeasureCompactSegment reports that).
 std::optional<CompactSegmentDictionary> DictionaryReferenceAt(const uint8_t* data, int64_t size);
+
+/// The error for a compact segment at byte `offset` of `source` compressed against `dictionary`
+/// that the reader does not have; `what_to_do` ends it.
+Status MissingDictionary(const CompactSegmentDictionary& dictionary, const std::string& source,
+                         int64_t offset, std::string_view what_to_do);
 
 /// Appends a dictionary reference naming `dictionary` to `out`.
 void AppendDictionaryReference(const CompactSegmentDictionary& dictionary, AlignedBuffer* out);

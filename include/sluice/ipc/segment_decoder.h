@@ -90,12 +90,13 @@ class SegmentDecoder {
   int64_t position() const;
 
   /// Makes `schema`'s Schema message, as Sluice encodes it, known as a dictionary that compact
-  /// segments may be compressed against (sluice/ipc/compact_segment.h). Every Schema message
-  /// the decoder reads is known that way too: a reader given its schema up front, or that reads
-  /// a map output's first segment first, decodes all of its segments.
-  Status AddSchema(const Schema& schema);
+  /// segments may be compressed against (sluice/ipc/compact_segment.h); it is encoded when a
+  /// segment first names a dictionary the decoder does not know. Every Schema message the
+  /// decoder reads is known that way too: a reader given its schema up front, or that reads a
+  /// map output's first segment first, decodes all of its segments. Invalid for null.
+  Status AddSchema(SchemaPtr schema);
   /// Returns whether the decoder knows the dictionary a compact segment names.
-  bool KnowsDictionary(const CompactSegmentDictionary& dictionary) const;
+  bool KnowsDictionary(const CompactSegmentDictionary& dictionary);
 
   /// Gives the decoder a batch's vectors to build a later batch in (see
   /// RecordBatch::TakeStorage): a consumer that hands back each batch it is done with spares

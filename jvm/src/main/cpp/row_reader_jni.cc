@@ -32,8 +32,9 @@ class RowReader {
     SLUICE_ASSIGN_OR_RAISE(SchemaPtr schema, SchemaFromSparkCatalogString(schema_text));
     SLUICE_ASSIGN_OR_RAISE(auto converter, ColumnarToRowConverter::Make(schema));
     auto reader = std::unique_ptr<RowReader>(new RowReader(std::move(converter)));
-    // The map tasks' compact segments are compressed against this schema's Schema message.
-    SLUICE_RETURN_NOT_OK(reader->decoder_.AddSchema(*schema));
+    // Compact segments may be compressed against this schema's Schema message (encoded only if
+    // one is).
+    SLUICE_RETURN_NOT_OK(reader->decoder_.AddSchema(std::move(schema)));
     return reader;
   }
 
