@@ -113,3 +113,44 @@ def test_compact_segments_are_smaller_and_end_aligned(tmp_path):
     # an LZ4/zstd skippable frame (magic 0x184D2A50), which the decoders above skipped.
     assert all(len(segment) % 8 == 0 for segment in compact)
     assert sum(struct.pack("<I", 0x184D2A50) in segment[-16:] for segment in compact) > 0
+
+
+def first_message(segment, codec):
+    """The Schema message a map output's first segment starts with: schema.bin of the README."""
+    plain = pa.input_stream(pa.py_buffer(segment), compression=codec).read()
+    (length,) = struct.unpack("<i", plain[4:8])
+    return plain[:8 + length]
+
+
+@pytest.mark.parametrize("codec", ["lz4", "zstd"])
+def test_segments_compressed_against_the_schema_read_back_through_every_front_end(tmp_path, codec):
+    table = with_partition_ids(lineitem_like(6000, seed=6))
+    data_path, segments = write(tmp_path, table, codec, compact_schema_dictionary=True)
+    data = data_path.read_bytes()
+    reference = b"\x51\x2a\x4d\x18"
+    assert not segments[0].startswith(reference), "the first segment holds the Schema"
+    assert all(segment.startswith(reference) for segment in segments[1:])
+    (tmp_path / "plain").mkdir()
+    _, plain = write(tmp_path / "plain", table, codec)
+    assert sum(map(len, segments)) < sum(map(len, plain))
+    schema_file = tmp_path / "schema.bin"
+    schema_file.write_bytes(first_message(segments[0], codec))
+    tool = {"lz4": ["lz4", "-d", "-c", "-D", str(schema_file)],
+            "zstd": ["zstd", "-d", "-c", "-q", "-D", str(schema_file)]}[codec]
+    for p in (0, 1, 17, PARTITIONS - 1):
+        want = expected(table, p)
+        assert sluice_table(data_path, p, None).equals(want), f"partition {p}"
+        assert sluice.decode_segment(segments[p], first_segment=data).read_all().equals(want)
+        # The README's step with the reference tool, then readers Sluice did not write.
+        stream = subprocess.run(tool, input=segments[p], capture_output=True, check=True).stdout
+        assert pa.ipc.open_stream(stream).read_all().equals(want)
+        assert pl.read_ipc_stream(stream).to_arrow().to_pylist() == want.to_pylist()
+    with pytest.raises(Exception, match="compressed against its map output's Schema message"):
+        sluice.decode_segment(segments[1]).read_all()
+    with pytest.raises(Exception, match="segment"):
+        sluice.decode_segment(segments[1], first_segment=b"\x00" * 16).read_all()
+    other = with_partition_ids(random_table(all_types_schema(), 600, 2))
+    (tmp_path / "other").mkdir()
+    other_path, other_segments = write(tmp_path / "other", other, codec)
+    with pytest.raises(Exception, match="compressed against its map output's Schema message"):
+        sluice.decode_segment(segments[1], first_segment=other_path.read_bytes()).read_all()
