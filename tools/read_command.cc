@@ -188,7 +188,15 @@ int RunReadCommand(std::span<const std::string> arguments) {
         PartitionReader::Open(std::move(sources), reader_options);
     if (!reader.ok()) return ReportError(kCommand, reader.status());
     // Empty partitions too have the map outputs' schema (or the one given).
-    if (schema == nullptr || schema->num_fields() == 0) schema = (*reader)->schema();
+    if (schema == nullptr || schema->num_fields() == 0) {
+      schema = (*reader)->schema();
+      // The next partitions' readers are given it, as a reduce task is given the shuffle's
+      // schema: a compact segment's Schema message then comes from it, not from another read of
+      // each map output's first segment (a segment with another schema is still refused).
+      if (reader_options.schema == nullptr && schema != nullptr && schema->num_fields() > 0) {
+        reader_options.schema = schema;
+      }
+    }
     while (true) {
       if (Status interrupted = CheckInterrupted(); !interrupted.ok()) {
         return ReportError(kCommand, interrupted);

@@ -483,6 +483,29 @@ class SegmentDecoder::Impl {
     return nullptr;
   }
 
+  // Plans how blocks of `schema` (whose Schema flatbuffer is `bytes`) are assembled and keeps
+  // the plan for the next messages with the same bytes.
+  const CachedSchema* CacheSchema(std::string bytes, SchemaPtr schema) {
+    auto entry = std::make_unique<CachedSchema>();
+    entry->bytes = std::move(bytes);
+    entry->schema = std::move(schema);
+    uint32_t next_buffer = 0;
+    for (const Field& field : entry->schema->fields()) {
+      entry->node_count += CountNodes(*field.type);
+      entry->buffer_count += CountBuffers(*field.type);
+      entry->columns.push_back(PlanColumn(*field.type));
+      entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
+      entry->flat.Add(entry->columns.back(), static_cast<uint32_t>(entry->columns.size() - 1),
+                      next_buffer);
+      AppendBufferReads(*field.type, &next_buffer, &entry->reads);
+    }
+    if (!entry->all_flat) entry->flat = FlatColumns{};
+    // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
+    if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
+    schema_cache_.push_back(std::move(entry));
+    return schema_cache_.back().get();
+  }
+
   Status HandleSchema(const Message& message) {
     const CachedSchema* cached = pending_cached_;
     if (cached != nullptr) {
@@ -502,28 +525,12 @@ class SegmentDecoder::Impl {
       auto converted = ipc::SchemaFromFlatbuffer(
           *schema, source_ + ": byte " + std::to_string(base_offset_ + message.start));
       if (!converted.ok()) return converted.status();
-      auto entry = std::make_unique<CachedSchema>();
-      entry->bytes.assign(reinterpret_cast<const char*>(message.metadata),
-                          static_cast<size_t>(message.metadata_size));
-      entry->schema = std::move(converted).ValueUnsafe();
-      uint32_t next_buffer = 0;
-      for (const Field& field : entry->schema->fields()) {
-        entry->node_count += CountNodes(*field.type);
-        entry->buffer_count += CountBuffers(*field.type);
-        entry->columns.push_back(PlanColumn(*field.type));
-        entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
-        entry->flat.Add(entry->columns.back(), static_cast<uint32_t>(entry->columns.size() - 1),
-                        next_buffer);
-        AppendBufferReads(*field.type, &next_buffer, &entry->reads);
-      }
-      if (!entry->all_flat) entry->flat = FlatColumns{};
       metrics_.schemas_parsed += 1;
       AddSchemaMessage(std::span<const uint8_t>(
           data_ + message.start, static_cast<size_t>(message.body_offset - message.start)));
-      // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
-      if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
-      schema_cache_.push_back(std::move(entry));
-      cached = schema_cache_.back().get();
+      cached = CacheSchema(std::string(reinterpret_cast<const char*>(message.metadata),
+                                       static_cast<size_t>(message.metadata_size)),
+                           std::move(converted).ValueUnsafe());
     }
     current_ = cached;
     schema_ = cached->schema;
@@ -1231,11 +1238,19 @@ class SegmentDecoder::Impl {
   KnownDictionary* FindOrLearn(const CompactSegmentDictionary& id) {
     KnownDictionary* known = FindDictionary(id);
     if (known != nullptr || given_schemas_.empty()) return known;
-    for (const SchemaPtr& schema : given_schemas_) {
+    for (SchemaPtr& schema : given_schemas_) {
       AlignedBuffer message;
       if (!ipc::AppendSchemaMessage(*schema, &message).ok()) continue;  // cannot be the one
       AddSchemaMessage(
           std::span<const uint8_t>(message.data(), static_cast<size_t>(message.size())));
+      // A segment whose Schema message is these bytes has this schema: it is not parsed again.
+      const auto* metadata = message.data() + ipc::kMessagePrefixSize;
+      const int64_t metadata_size = message.size() - ipc::kMessagePrefixSize;
+      if (FindCachedSchema(metadata, metadata_size) == nullptr) {
+        CacheSchema(std::string(reinterpret_cast<const char*>(metadata),
+                                static_cast<size_t>(metadata_size)),
+                    std::move(schema));
+      }
     }
     given_schemas_.clear();
     return FindDictionary(id);

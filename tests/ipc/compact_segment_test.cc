@@ -251,6 +251,9 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
   ASSERT_TRUE(given.AddSchema(schema_).ok());
   decoded = decode_all(&given, referred);
   EXPECT_TRUE(decoded.ok()) << decoded.ToString();
+  // The segment's Schema message is the given schema's: it is not parsed again.
+  EXPECT_EQ(given.metrics().schemas_parsed, 0);
+  EXPECT_EQ(given.schema(), schema_);
 
   // Given another schema: still missing, never a wrong decode.
   SegmentDecoder other;

@@ -442,6 +442,17 @@ TEST(PartitionReaderTest, SmallBlocksAreJoinedToTheTarget) {
   EXPECT_EQ(metrics.file_reads, 200 * 2 + 1);
   EXPECT_LE(metrics.read_buffers, 45);
   EXPECT_EQ(metrics.schemas_parsed, 1);
+
+  // A reader given the schema, as a reduce task is, takes the Schema message from it: no read
+  // of byte 0 and no schema parsed, however many map outputs there are.
+  options.schema = spec.schema;
+  auto given = PartitionReader::Open(SparkSources(*maps, 1, 2), options);
+  ASSERT_TRUE(given.ok()) << given.status().ToString();
+  batches = ReadAll(**given);
+  ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+  ExpectSameRows(ExpectedRows(*maps, 1, 2), *batches);
+  EXPECT_EQ((*given)->metrics().file_reads, 200 * 2);
+  EXPECT_EQ((*given)->metrics().schemas_parsed, 0);
 }
 
 TEST(PartitionReaderTest, ReadBuffersPinnedByBatchesAreNotReused) {
