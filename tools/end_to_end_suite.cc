@@ -294,31 +294,83 @@ class Suite {
     return run;
   }
 
+  // How the bytes sweep lays out small partitions.
+  enum class SegmentForm { kCompactDictionary, kCompact, kStreams };
+  static const char* SegmentFormName(SegmentForm form) {
+    switch (form) {
+      case SegmentForm::kCompactDictionary:
+        return "compact_dictionary";
+      case SegmentForm::kCompact:
+        return "compact";
+      case SegmentForm::kStreams:
+        return "streams";
+    }
+    return "";
+  }
+
+  // Reads every partition of the map output in `directory`, one PartitionReader per partition
+  // given the schema, as one reduce task per partition reads it.
+  Result<Measurement> ReadEachPartitionOnce(const std::string& data_path, int32_t partitions) {
+    return Measure([&]() -> Status {
+      PartitionReaderOptions options;
+      options.schema = batches_[0].schema();
+      int64_t rows = 0;
+      for (int32_t p = 0; p < partitions; ++p) {
+        std::vector<SegmentSource> sources;
+        sources.emplace_back(std::in_place_type<MapOutputFile>,
+                             MapOutputFile::Spark(data_path, p, p + 1));
+        SLUICE_ASSIGN_OR_RAISE(auto reader, PartitionReader::Open(std::move(sources), options));
+        while (true) {
+          SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, reader->Next());
+          if (!batch) break;
+          rows += batch->num_rows();
+        }
+      }
+      if (rows != options_.rows) {
+        return Status::Invalid("read ", rows, " rows from ", data_path, ", expected ",
+                               options_.rows);
+      }
+      return Status::OK();
+    });
+  }
+
   // Output bytes against the partition count (lz4, hash on l_orderkey): 200 and 8,000
   // partitions under the CLI's default 256 MiB budget, 100,000 under 64 MiB (five spills at 2M
-  // rows), each with compact segments (the default) and without. Each write's bytes and paired
-  // time are stated against the 200-partition write of the same kind.
+  // rows), each in the default form (compact segments compressed against the Schema message),
+  // compact segments without it, and streams only. Each write's bytes and paired time are
+  // stated against the 200-partition write of the same form; every output is then read
+  // partition by partition, and that read's time is stated against the streams' read.
   Status RunBytesSweep() {
     struct Case {
       int32_t partitions;
       int64_t budget_bytes;
-      bool compact;
+      SegmentForm form;
     };
-    const std::vector<Case> cases = {{kCodecPartitions, int64_t{256} << 20, true},
-                                     {8000, int64_t{256} << 20, true},
-                                     {100000, int64_t{64} << 20, true},
-                                     {kCodecPartitions, int64_t{256} << 20, false},
-                                     {8000, int64_t{256} << 20, false},
-                                     {100000, int64_t{64} << 20, false}};
-    auto name_of = [](const Case& c) {
-      return "end_to_end/write_bytes/partitions:" + std::to_string(c.partitions) +
+    const std::vector<int32_t> counts = {kCodecPartitions, 8000, 100000};
+    const std::vector<SegmentForm> forms = {SegmentForm::kCompactDictionary, SegmentForm::kCompact,
+                                            SegmentForm::kStreams};
+    std::vector<Case> cases;
+    for (SegmentForm form : forms) {
+      for (int32_t partitions : counts) {
+        cases.push_back({partitions, int64_t{partitions > 8000 ? 64 : 256} << 20, form});
+      }
+    }
+    auto case_index = [&](int32_t partitions, SegmentForm form) {
+      for (size_t i = 0; i < cases.size(); ++i) {
+        if (cases[i].partitions == partitions && cases[i].form == form) return i;
+      }
+      return size_t{0};
+    };
+    auto name_of = [](const std::string& what, const Case& c) {
+      return "end_to_end/" + what + "/partitions:" + std::to_string(c.partitions) +
              "/codec:lz4/budget_mib:" + std::to_string(c.budget_bytes >> 20) +
-             (c.compact ? "/compact:on" : "/compact:off");
+             "/segments:" + SegmentFormName(c.form);
     };
     std::vector<std::vector<WriteRun>> runs(cases.size());
+    std::vector<std::vector<Measurement>> reads(cases.size());
     for (int rep = 0; rep < options_.repetitions; ++rep) {
       for (size_t i = 0; i < cases.size(); ++i) {
-        Step(name_of(cases[i]), rep);
+        Step(name_of("write_bytes", cases[i]), rep);
         const std::string directory = Path("bytes-" + std::to_string(i));
         std::error_code error;
         fs::remove_all(directory, error);
@@ -326,33 +378,42 @@ class Suite {
         if (error) return Status::IOError("cannot create '", directory, "': ", error.message());
         MapWriterOptions options = WriterOptions(cases[i].partitions, CompressionCodec::kLz4Frame,
                                                  cases[i].budget_bytes, directory);
-        if (!cases[i].compact) options.compact_segment_bytes = 0;
-        SLUICE_ASSIGN_OR_RAISE(WriteRun run, MeasureWrite(options, /*keep=*/false));
+        options.compact_schema_dictionary = cases[i].form == SegmentForm::kCompactDictionary;
+        if (cases[i].form == SegmentForm::kStreams) options.compact_segment_bytes = 0;
+        SLUICE_ASSIGN_OR_RAISE(WriteRun run, MeasureWrite(options, /*keep=*/true));
         runs[i].push_back(std::move(run));
+        Step(name_of("read_each_partition", cases[i]), rep);
+        SLUICE_ASSIGN_OR_RAISE(Measurement read,
+                               ReadEachPartitionOnce(options.data_path, cases[i].partitions));
+        reads[i].push_back(read);
+        fs::remove_all(directory, error);
       }
     }
     for (size_t i = 0; i < cases.size(); ++i) {
-      const size_t base = cases[i].compact ? 0 : 3;  // the 200-partition write of the same kind
-      const size_t other = i < 3 ? i + 3 : i - 3;    // the same write of the other kind
+      const size_t base = case_index(kCodecPartitions, cases[i].form);
+      const size_t streams = case_index(cases[i].partitions, SegmentForm::kStreams);
       const auto bytes = [&](size_t c) {
         return static_cast<double>(runs[c].back().output.metrics.output_bytes);
       };
       const MapWriterMetrics& metrics = runs[i].back().output.metrics;
-      entries_.Add(name_of(cases[i]), MeasurementsOf(runs[i]), static_cast<double>(input_bytes_),
-                   static_cast<double>(options_.rows),
-                   BaseCounters()
-                       .Set("codec", "lz4")
-                       .Set("partitions", static_cast<int64_t>(cases[i].partitions))
-                       .Set("budget_bytes", cases[i].budget_bytes)
-                       .Set("compact", cases[i].compact)
-                       .Set("output_bytes", metrics.output_bytes)
+      const JsonValue counters = BaseCounters()
+                                     .Set("codec", "lz4")
+                                     .Set("partitions", static_cast<int64_t>(cases[i].partitions))
+                                     .Set("budget_bytes", cases[i].budget_bytes)
+                                     .Set("segments", SegmentFormName(cases[i].form))
+                                     .Set("output_bytes", metrics.output_bytes);
+      entries_.Add(name_of("write_bytes", cases[i]), MeasurementsOf(runs[i]),
+                   static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
+                   JsonValue(counters)
                        .Set("blocks", metrics.blocks)
                        .Set("spills", metrics.spills)
                        .Set("bytes_vs_200", bytes(i) / bytes(base))
-                       .Set(cases[i].compact ? "bytes_vs_compact_off" : "bytes_vs_compact_on",
-                            bytes(i) / bytes(other))
+                       .Set("bytes_vs_streams", bytes(i) / bytes(streams))
                        .Set("time_vs_200",
                             PairedRatio(MeasurementsOf(runs[i]), MeasurementsOf(runs[base]))));
+      entries_.Add(name_of("read_each_partition", cases[i]), reads[i],
+                   static_cast<double>(input_bytes_), static_cast<double>(options_.rows),
+                   JsonValue(counters).Set("vs_streams", PairedRatio(reads[i], reads[streams])));
     }
     return Status::OK();
   }

@@ -2,7 +2,9 @@
 """Writes the seed corpus of segment_decoder_fuzz: small Arrow IPC streams of many types, from
 pyarrow (uncompressed, lz4, zstd) and from Sluice (every codec, tiny buffers compressed), and
 Sluice's compact segments (one LZ4 or zstd frame around a plain stream, as a map writer makes of
-small partitions), so the fuzzer starts from valid segments of every shape it must take apart.
+small partitions, and ones compressed against the Schema message of the "mixed" table, which
+the fuzzer's decoder is given), so the fuzzer starts from valid segments of every shape it must
+take apart.
 
 Run after `make build`:  python3 tests/fuzz/make_segment_decoder_corpus.py
 """
@@ -92,6 +94,21 @@ def compact_segment(table, codec):
     return data
 
 
+def referring_segment(table, codec):
+    """A compact segment compressed against its map output's Schema message: the second of a
+    two-partition map output (the fuzzer's decoder is given the "mixed" table's schema)."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = pathlib.Path(directory) / "shuffle_0_0_0.data"
+        with sluice.MapWriter(table.schema, data_path=str(path), partitioning="round-robin",
+                              partitions=2, codec=codec) as writer:
+            writer.write(table)
+        data = path.read_bytes()
+        offsets = writer.output.offsets
+    segment = data[offsets[1]:offsets[2]]
+    assert segment[:4] == b"\x51\x2a\x4d\x18", segment[:4]
+    return segment
+
+
 def main():
     CORPUS.mkdir(parents=True, exist_ok=True)
     # The seeds this script writes; others (inputs a fuzzer found) stay.
@@ -108,6 +125,9 @@ def main():
         if table.num_rows > 0:
             for codec in ("lz4", "zstd"):
                 seeds[f"{name}-sluice-compact-{codec}"] = compact_segment(table, codec)
+        if name == "mixed":
+            for codec in ("lz4", "zstd"):
+                seeds[f"{name}-sluice-referring-{codec}"] = referring_segment(table, codec)
         for seed_name, data in seeds.items():
             if len(data) <= MAX_SEED_BYTES:
                 (CORPUS / seed_name).write_bytes(data)

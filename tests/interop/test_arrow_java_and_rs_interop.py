@@ -21,7 +21,7 @@ import transcoders
 from arrow_data import all_types_schema, random_table
 from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition_rows,
                          with_row_numbers)
-from segments import compact_codec, segment_stream
+from segments import compact_codec, plain_streams
 
 CLI = os.environ.get("SLUICE_CLI")
 # The types each implementation refuses to read, and the words it refuses them with.
@@ -65,8 +65,9 @@ def test_segments_of_a_sliced_input_and_compact_segments_decode(implementation, 
     compact = map_output_segments(tmp_path, small, "lz4")[1:]
     assert all(streams)
     assert all(compact_codec(segment) == "lz4" for segment in compact)
-    # The README's one step for a compact segment: decompress its frame.
-    plain = [segment_stream(segment).read() for segment in compact]
+    # The README's one step for a compact segment: decompress its frame (against the data
+    # file's Schema message when it refers to it; the segments are the whole data file).
+    plain = plain_streams(compact)
     decoded = implementation.decode(streams + plain, tmp_path)
     expected = [partition_rows(sliced, p) for p in range(2, PARTITIONS)] + \
                [partition_rows(small, p) for p in range(1, PARTITIONS)]

@@ -3,8 +3,11 @@
 A small partition is one LZ4 or zstd frame around an Arrow IPC stream. Whoever is not Sluice
 decompresses the frame first with any LZ4 or zstd decoder and reads the stream that comes out:
 here pyarrow's decompressing stream, the reference command-line tools (`lz4 -d`, `zstd -d`)
-with pyarrow and with polars reading the result. Everything matches what the writer was given
-and what Sluice's own reader returns; with compaction off every segment opens as it is."""
+with pyarrow and with polars reading the result. By default the segments after a data file's
+first are compressed against its Schema message, and the step is the same tools' decompression
+with that message as the dictionary (`-D schema.bin`). Everything matches what the writer was
+given and what Sluice's own reader returns; with compaction off every segment opens as it
+is."""
 
 import random
 import struct
@@ -17,7 +20,8 @@ import pytest
 import sluice
 
 from arrow_data import all_types_schema, random_table
-from segments import compact_codec, read_segment
+from segments import (compact_codec, decompress_with_tool, read_segment, refers_to_schema,
+                      schema_message)
 
 PARTITIONS = 300
 
@@ -62,35 +66,39 @@ def sluice_table(data_path, partition, schema):
                                   schema=schema).read_all()
 
 
-def decompress_with_tool(segment, codec):
-    """The reference command-line decoder of the frame's format."""
-    tool = {"lz4": ["lz4", "-d", "-c"], "zstd": ["zstd", "-d", "-c", "-q"]}[codec]
-    return subprocess.run(tool, input=segment, capture_output=True, check=True).stdout
+def tool_stream(segment, codec, data):
+    """The README's step with the reference tool: the frame decompressed, against the data
+    file's Schema message when the segment refers to it."""
+    dictionary = schema_message(data) if refers_to_schema(segment) else None
+    return decompress_with_tool(segment, codec, dictionary)
 
 
 @pytest.mark.parametrize("codec", ["lz4", "zstd"])
 def test_every_type_in_compact_segments_reads_back_after_decompression(tmp_path, codec):
     table = with_partition_ids(random_table(all_types_schema(), 3000, 8))
     data_path, segments = write(tmp_path, table, codec, memory_budget="200KiB")
+    data = data_path.read_bytes()
     assert all(compact_codec(segment) == codec for segment in segments)
+    assert [refers_to_schema(segment) for segment in segments] == [p > 0 for p in range(PARTITIONS)]
     for p, segment in enumerate(segments):
-        got = read_segment(segment)  # pyarrow, decompressing as it reads
+        got = read_segment(segment, data)  # pyarrow (after the tool when it refers to the Schema)
         got.validate(full=True)
         assert got.schema.equals(table.schema)
         assert got.equals(expected(table, p)), f"partition {p}"
         assert got.equals(sluice_table(data_path, p, table.schema))
-        assert sluice.decode_segment(segment).read_all().equals(got)
-        from_tool = pa.ipc.open_stream(decompress_with_tool(segment, codec)).read_all()
+        assert sluice.decode_segment(segment, first_segment=data).read_all().equals(got)
+        from_tool = pa.ipc.open_stream(tool_stream(segment, codec, data)).read_all()
         assert from_tool.equals(got)
 
 
 @pytest.mark.parametrize("codec", ["lz4", "zstd"])
 def test_polars_reads_compact_segments_after_the_reference_decoder(tmp_path, codec):
     table = with_partition_ids(lineitem_like(6000, seed=3))
-    _, segments = write(tmp_path, table, codec)
+    data_path, segments = write(tmp_path, table, codec)
+    data = data_path.read_bytes()
     assert all(compact_codec(segment) == codec for segment in segments)
     for p, segment in enumerate(segments):
-        frame = pl.read_ipc_stream(decompress_with_tool(segment, codec))
+        frame = pl.read_ipc_stream(tool_stream(segment, codec, data))
         assert frame.to_arrow().to_pylist() == expected(table, p).to_pylist(), f"partition {p}"
 
 
@@ -115,13 +123,6 @@ def test_compact_segments_are_smaller_and_end_aligned(tmp_path):
     assert sum(struct.pack("<I", 0x184D2A50) in segment[-16:] for segment in compact) > 0
 
 
-def first_message(segment, codec):
-    """The Schema message a map output's first segment starts with: schema.bin of the README."""
-    plain = pa.input_stream(pa.py_buffer(segment), compression=codec).read()
-    (length,) = struct.unpack("<i", plain[4:8])
-    return plain[:8 + length]
-
-
 @pytest.mark.parametrize("codec", ["lz4", "zstd"])
 def test_segments_compressed_against_the_schema_read_back_through_every_front_end(tmp_path, codec):
     table = with_partition_ids(lineitem_like(6000, seed=6))
@@ -131,10 +132,11 @@ def test_segments_compressed_against_the_schema_read_back_through_every_front_en
     assert not segments[0].startswith(reference), "the first segment holds the Schema"
     assert all(segment.startswith(reference) for segment in segments[1:])
     (tmp_path / "plain").mkdir()
-    _, plain = write(tmp_path / "plain", table, codec)
+    _, plain = write(tmp_path / "plain", table, codec, compact_schema_dictionary=False)
+    assert not any(refers_to_schema(segment) for segment in plain)
     assert sum(map(len, segments)) < sum(map(len, plain))
     schema_file = tmp_path / "schema.bin"
-    schema_file.write_bytes(first_message(segments[0], codec))
+    schema_file.write_bytes(schema_message(segments[0]))
     tool = {"lz4": ["lz4", "-d", "-c", "-D", str(schema_file)],
             "zstd": ["zstd", "-d", "-c", "-q", "-D", str(schema_file)]}[codec]
     for p in (0, 1, 17, PARTITIONS - 1):

@@ -64,7 +64,7 @@ def check_output(tmp_path, data_path, output, table_rows_by_partition, schema, a
         if not piece:
             assert want == []
             continue
-        got = read_segment(piece)
+        got = read_segment(piece, data)
         got.validate(full=True)
         assert got.schema.equals(schema)
         assert got.to_pylist() == want, f"partition {p}"
@@ -140,7 +140,7 @@ def test_every_type_survives_the_writer(tmp_path):
             writer.write(batch)
     data = read_file(data_path)
     offsets = writer.output.offsets
-    pieces = [read_segment(data[offsets[p]:offsets[p + 1]])
+    pieces = [read_segment(data[offsets[p]:offsets[p + 1]], data)
               for p in range(7) if offsets[p + 1] > offsets[p]]
     for piece in pieces:
         piece.validate(full=True)
@@ -159,7 +159,7 @@ def test_given_partition_ids(tmp_path):
         writer.write(table)
     data = read_file(data_path)
     offsets = writer.output.offsets
-    values = [read_segment(data[offsets[p]:offsets[p + 1]]).column("v").to_pylist()
+    values = [read_segment(data[offsets[p]:offsets[p + 1]], data).column("v").to_pylist()
               for p in range(4)]
     assert values == [["b", "f"], ["d"], ["e"], ["a", "c"]]
 
@@ -221,7 +221,7 @@ def test_extension_types_and_field_metadata_are_kept(tmp_path):
     # extension arrays, every field keeps its metadata.
     pieces = []
     for p in range(4):
-        piece = read_segment(data[offsets[p]:offsets[p + 1]])
+        piece = read_segment(data[offsets[p]:offsets[p + 1]], data)
         assert piece.schema.equals(table.schema, check_metadata=True), piece.schema
         assert isinstance(piece.column("id").chunk(0), pa.ExtensionArray)
         pieces.append(piece)

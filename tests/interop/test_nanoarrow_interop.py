@@ -18,7 +18,7 @@ import pytest
 from arrow_data import all_types_schema
 from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition_rows,
                          with_row_numbers)
-from segments import compact_codec, segment_stream
+from segments import compact_codec, plain_streams, refers_to_schema
 
 CLI = os.environ.get("SLUICE_CLI")
 
@@ -46,10 +46,14 @@ def test_nanoarrow_decodes_every_segment_of_a_map_output(tmp_path, codec):
 def test_nanoarrow_decodes_compact_segments_after_one_decompression(tmp_path, codec):
     table = keyed_table(all_types_schema(), 60, seed=32)
     segments = map_output_segments(tmp_path, table, codec)
+    # The README's one step: decompress the frame (against the data file's Schema message for
+    # the segments after the first, which refer to it).
+    plain = plain_streams(segments)
+    assert not refers_to_schema(segments[1])
     for p in range(1, PARTITIONS):
         assert compact_codec(segments[p]) == codec
-        plain = segment_stream(segments[p]).read()  # the README's one step: decompress the frame
-        assert read_with_nanoarrow(plain).equals(partition_rows(table, p)), f"partition {p}"
+        assert refers_to_schema(segments[p]) == (p > 1)
+        assert read_with_nanoarrow(plain[p]).equals(partition_rows(table, p)), f"partition {p}"
 
 
 def test_nanoarrow_decodes_segments_of_a_sliced_input(tmp_path):

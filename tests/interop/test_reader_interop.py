@@ -57,7 +57,7 @@ def pyarrow_partition(path, partition):
     piece = data[offsets[partition]:offsets[partition + 1]]
     if not piece:
         return []
-    return read_segment(piece).to_pylist()
+    return read_segment(piece, data).to_pylist()
 
 
 def pathlib_index(path):

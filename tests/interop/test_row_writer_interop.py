@@ -54,7 +54,7 @@ def test_rows_partitioned_and_checksummed_across_spills(tmp_path, strategy, algo
     for p in range(partitions):
         piece = data[offsets[p]:offsets[p + 1]]
         assert checksums[p] == compute(piece), f"partition {p}"
-        got = read_segment(piece) if piece else None
+        got = read_segment(piece, data) if piece else None
         ids = got.column("id").to_pylist() if got is not None else []
         assert ids == expected[p], f"partition {p}"
         if got is not None:

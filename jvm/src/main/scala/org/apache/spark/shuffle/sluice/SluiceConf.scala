@@ -33,6 +33,11 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
   val flushBytes: Option[Long] = conf.getOption(FlushBytes).map(_ => conf.getSizeAsBytes(FlushBytes))
   /** A partition at most this large (uncompressed) is one compact segment; 0 turns it off. */
   val compactSegmentBytes: Long = conf.getSizeAsBytes(CompactSegmentBytes, "64k")
+  /**
+   * Whether compact segments after a map output's first are compressed against its Schema
+   * message (smaller; a reader other than Sluice's then needs the codec's dictionary option).
+   */
+  val compactSchemaDictionary: Boolean = conf.getBoolean(CompactSchemaDictionary, defaultValue = true)
   val validateUtf8: Boolean = conf.getBoolean(ValidateUtf8, defaultValue = false)
   /** How the native writer groups rows: sort, scatter, or auto (by partitions and row width). */
   val rowStrategy: String = conf.get(RowStrategy, "auto").toLowerCase(Locale.ROOT)
@@ -63,6 +68,7 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
       "page-bytes" -> pageBytes.toString,
       "validate-utf8" -> validateUtf8.toString,
       "compact-segment-bytes" -> compactSegmentBytes.toString,
+      "compact-schema-dictionary" -> compactSchemaDictionary.toString,
       "strategy" -> rowStrategy,
       "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
       flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
@@ -78,6 +84,7 @@ private[sluice] object SluiceConf {
   val PageBytes = "spark.sluice.pageBytes"
   val FlushBytes = "spark.sluice.flushBytes"
   val CompactSegmentBytes = "spark.sluice.compactSegmentBytes"
+  val CompactSchemaDictionary = "spark.sluice.compactSchemaDictionary"
   val ValidateUtf8 = "spark.sluice.validateUtf8"
   val RowStrategy = "spark.sluice.rowStrategy"
   val PointerBatchRows = "spark.sluice.pointerBatchRows"
