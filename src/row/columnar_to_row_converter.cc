@@ -391,6 +391,79 @@ class DecimalLongWriter final : public ValueWriter {
   }
 };
 
+// Calendar intervals from month_day_nano: int32 months, int32 days and int64 microseconds in
+// 16 bytes of the variable region, reserved (zero) in a row for a null interval too, as Spark's
+// UnsafeWriter does; nothing for a null element of an array. Nanoseconds that are not whole
+// microseconds have no Spark form and are refused.
+class CalendarIntervalWriter final : public ValueWriter {
+ public:
+  using ValueWriter::ValueWriter;
+
+  void AddFieldSizes(const ArrayData&, const Selection& selection, int64_t* sizes) override {
+    for (int64_t p = 0; p < selection.count; ++p) sizes[p] += kCalendarIntervalBytes;
+  }
+
+  void AddElementSizes(const ArrayData& array, const ElementRuns& runs, int64_t* sizes) override {
+    for (int64_t r = 0; r < runs.count; ++r) {
+      for (int64_t e = 0; e < runs.lengths[r]; ++e) {
+        if (array.IsValid(runs.begins[r] + e)) sizes[r] += kCalendarIntervalBytes;
+      }
+    }
+  }
+
+  Status WriteFields(const ArrayData& array, const Selection& selection,
+                     const FieldTargets& targets) override {
+    uint8_t* out = targets.out;
+    Status status;
+    ForEachSelected(selection, [&](int64_t p, int64_t i) {
+      const int64_t position = targets.cursors[p];
+      Store64(out + position, 0);
+      Store64(out + position + 8, 0);
+      if (array.IsValid(i)) Write(array, i, out + position, &status);
+      Store64(out + targets.starts[p] + targets.slot_offset,
+              PackOffsetAndSize(position - targets.starts[p], kCalendarIntervalBytes));
+      targets.cursors[p] = position + kCalendarIntervalBytes;
+    });
+    return status;
+  }
+
+  Status WriteElements(const ArrayData& array, const ElementTargets& targets) override {
+    uint8_t* out = targets.out;
+    Status status;
+    for (int64_t r = 0; r < targets.runs.count; ++r) {
+      int64_t cursor = targets.cursors[r];
+      for (int64_t e = 0; e < targets.runs.lengths[r]; ++e) {
+        const int64_t i = targets.runs.begins[r] + e;
+        uint8_t* slot = out + targets.slots[r] + e * kWordBytes;
+        if (!array.IsValid(i)) {
+          Store64(slot, 0);
+          continue;
+        }
+        Write(array, i, out + cursor, &status);
+        Store64(slot, PackOffsetAndSize(cursor - targets.starts[r], kCalendarIntervalBytes));
+        cursor += kCalendarIntervalBytes;
+      }
+      targets.cursors[r] = cursor;
+    }
+    return status;
+  }
+
+ private:
+  // Writes value `i` (months, days, nanoseconds) as months, days, microseconds at `out`; the
+  // first refusal is kept in `status`.
+  void Write(const ArrayData& array, int64_t i, uint8_t* out, Status* status) const {
+    const uint8_t* value = array.buffers[1].data + (array.offset + i) * kCalendarIntervalBytes;
+    const int64_t nanoseconds = Load<int64_t>(value + 8);
+    if (nanoseconds % 1000 != 0 && status->ok()) {
+      *status = Status::Invalid("column ", path_, ", value ", i, ": ", nanoseconds,
+                                " nanoseconds are not whole microseconds, which a Spark calendar "
+                                "interval holds");
+    }
+    std::memcpy(out, value, 8);  // months, days
+    Store64(out + 8, static_cast<uint64_t>(nanoseconds / 1000));
+  }
+};
+
 // Decimals of precision > 18: minimal big-endian bytes in the variable region, in a 16-byte
 // region in a row (reserved even when null) and in a word-rounded one in an array.
 class LargeDecimalWriter final : public ValueWriter {
@@ -888,6 +961,8 @@ std::unique_ptr<ValueWriter> MakeWriter(const DataType& type, const std::string&
         return std::make_unique<LargeDecimalWriter>(&type, path);
       }
       return std::make_unique<DecimalLongWriter>(&type, path);
+    case TypeId::kIntervalMonthDayNano:
+      return std::make_unique<CalendarIntervalWriter>(&type, path);
     case TypeId::kUtf8:
     case TypeId::kBinary:
       return std::make_unique<BinaryWriter>(&type, path);

@@ -556,6 +556,79 @@ class LargeDecimalAppender final : public ValuesAppender<__int128> {
   }
 };
 
+// Calendar intervals: months, days and microseconds in 16 bytes of the variable region, stored
+// as Arrow's month_day_nano (int32 months, int32 days, int64 nanoseconds), nanoseconds being
+// microseconds * 1000 as in Spark's ArrowWriter. An interval of more than 2^63 nanoseconds
+// (about 292 years of microseconds) has no month_day_nano form and is refused.
+struct MonthDayNano {
+  int32_t months;
+  int32_t days;
+  int64_t nanoseconds;
+};
+static_assert(sizeof(MonthDayNano) == kCalendarIntervalBytes);
+
+class CalendarIntervalAppender final : public ValuesAppender<MonthDayNano> {
+ public:
+  using ValuesAppender::ValuesAppender;
+
+  Status AppendFields(const StructSet& structs, int64_t field,
+                      const ChunkContext& context) override {
+    const int64_t slot = structs.bitset_bytes + kWordBytes * field;
+    const bool may_be_null = FieldMayBeNull(structs, field);
+    MonthDayNano* out = AppendValues(structs.count);
+    for (int64_t i = 0; i < structs.count; ++i) {
+      out[i] = MonthDayNano{};
+      if (may_be_null && FieldIsNull(structs, i, field)) continue;
+      SLUICE_RETURN_NOT_OK(Read(context, structs.row_ids[i], structs.bases[i], structs.sizes[i],
+                                structs.bases[i] + slot, &out[i]));
+    }
+    AppendFieldValidity(structs, field);
+    length_ += structs.count;
+    return Status::OK();
+  }
+
+  Status AppendElements(const ArraySet& arrays, const ChunkContext& context) override {
+    MonthDayNano* out = AppendValues(arrays.total_elements);
+    for (int64_t k = 0; k < arrays.count; ++k) {
+      const int64_t elements = arrays.lengths[k];
+      const uint8_t* slots = arrays.bases[k] + ArrayHeaderBytes(elements);
+      for (int64_t e = 0; e < elements; ++e) {
+        out[e] = MonthDayNano{};
+        if (ElementIsNull(arrays.bases[k], e)) continue;
+        SLUICE_RETURN_NOT_OK(Read(context, arrays.row_ids[k], arrays.bases[k], arrays.sizes[k],
+                                  slots + e * kWordBytes, &out[e]));
+      }
+      out += elements;
+    }
+    AppendElementValidity(arrays);
+    length_ += arrays.total_elements;
+    return Status::OK();
+  }
+
+ private:
+  Status Read(const ChunkContext& context, int32_t row_id, const uint8_t* base, int64_t bound,
+              const uint8_t* slot, MonthDayNano* value) const {
+    const uint8_t* bytes = nullptr;
+    int32_t size = 0;
+    SLUICE_RETURN_NOT_OK(ReadVariableSlot(context, row_id, base, bound, slot,
+                                          kCalendarIntervalBytes, &bytes, &size));
+    if (size != kCalendarIntervalBytes) {
+      return Corrupt(context, row_id, slot, "a calendar interval of ", size,
+                     " bytes (Spark writes 16)");
+    }
+    value->months = Load<int32_t>(bytes);
+    value->days = Load<int32_t>(bytes + 4);
+    const int64_t microseconds = Load<int64_t>(bytes + 8);
+    if (__builtin_mul_overflow(microseconds, int64_t{1000}, &value->nanoseconds)) {
+      return Status::Invalid("UnsafeRow ", context.first_row + row_id, ", column ", path_,
+                             ": the calendar interval's ", microseconds,
+                             " microseconds do not fit month_day_nano_interval's 64-bit "
+                             "nanoseconds");
+    }
+    return Status::OK();
+  }
+};
+
 // Bytes a short value is copied as: a fixed-size copy is a couple of vector moves, a memcpy of a
 // variable size is a call. The byte buffer keeps this much slack past its end for it.
 constexpr int64_t kShortCopyBytes = 32;
@@ -1231,6 +1304,8 @@ std::unique_ptr<ColumnAppender> MakeAppender(const DataType& type, const std::st
         return std::make_unique<LargeDecimalAppender>(&type, path);
       }
       return std::make_unique<FixedAppender<__int128, int64_t>>(&type, path);
+    case TypeId::kIntervalMonthDayNano:
+      return std::make_unique<CalendarIntervalAppender>(&type, path);
     case TypeId::kUtf8: {
       auto appender = std::make_unique<BinaryAppender>(&type, path);
       strings->push_back(appender.get());

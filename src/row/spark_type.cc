@@ -55,6 +55,8 @@ Result<SparkTypeId> SparkTypeIdOf(const DataType& type) {
     case TypeId::kTime64:
       if (type.time_unit() != TimeUnit::kNano) break;
       return SparkTypeId::kTime;
+    case TypeId::kIntervalMonthDayNano:
+      return SparkTypeId::kCalendarInterval;
     default:
       break;
   }
@@ -64,11 +66,11 @@ Result<SparkTypeId> SparkTypeIdOf(const DataType& type) {
 Status CheckSparkType(const DataType& type, std::string_view path) {
   auto spark_type = SparkTypeIdOf(type);
   if (!spark_type.ok()) {
-    return Status::NotImplemented("field ", path, ": Spark rows cannot carry Arrow type ",
-                                  type.ToString(),
-                                  " (supported: bool, int8..int64, float, double, date32, "
-                                  "timestamp[us], decimal128, utf8, binary, null, month_interval, "
-                                  "duration[us], time64[ns], struct, list, map)");
+    return Status::NotImplemented(
+        "field ", path, ": Spark rows cannot carry Arrow type ", type.ToString(),
+        " (supported: bool, int8..int64, float, double, date32, "
+        "timestamp[us], decimal128, utf8, binary, null, month_interval, "
+        "duration[us], time64[ns], month_day_nano_interval, struct, list, map)");
   }
   for (const Field& child : type.children()) {
     SLUICE_RETURN_NOT_OK(CheckSparkType(*child.type, std::string(path) + "." + child.name));
@@ -140,6 +142,8 @@ Result<std::string> SparkCatalogString(const DataType& type) {
       return std::string("interval day to second");
     case SparkTypeId::kTime:
       return std::string("time(6)");
+    case SparkTypeId::kCalendarInterval:
+      return std::string("interval");
     case SparkTypeId::kArray: {
       SLUICE_ASSIGN_OR_RAISE(std::string element, SparkCatalogString(type.child_type(0)));
       return "array<" + element + ">";
@@ -352,10 +356,10 @@ class CatalogStringParser {
     const bool year_month = index_in(first, kYearMonth) >= 0;
     const bool day_time = index_in(first, kDayTime) >= 0;
     if (!year_month && !day_time) {
+      // Spark's CalendarIntervalType: months, days and microseconds, as Spark's own Arrow
+      // conversion carries it (month_day_nano, nanoseconds = microseconds * 1000).
       position_ = start;
-      return Error(
-          "expected interval fields (year to month, day to second...); calendar "
-          "intervals are not carried");
+      return DataType::IntervalMonthDayNano();
     }
     const size_t before_to = position_;
     if (Word() == "to") {

@@ -7,9 +7,10 @@
 // UnsafeMapData:           key array size in bytes (8-byte word) | key array | value array
 //
 // A fixed-width value sits in its slot or element; a variable-length one (string, binary,
-// decimal of precision > 18, struct, array, map) stores (offset << 32 | size), the offset counted
-// from the start of the row or array that holds the slot. All words are little-endian, null bits
-// are LSB first in each word, every variable-length part starts on a word boundary.
+// decimal of precision > 18, calendar interval, struct, array, map) stores (offset << 32 | size),
+// the offset counted from the start of the row or array that holds the slot. All words are
+// little-endian, null bits are LSB first in each word, every variable-length part starts on a word
+// boundary.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,10 @@ constexpr int32_t kMaxLongDigits = 18;
 /// Bytes Spark's UnsafeRowWriter reserves in a row's variable region for a decimal of precision
 /// above 18, null or not (the largest unscaled value of 38 digits fits in 16 bytes).
 constexpr int64_t kRowDecimalBytes = 16;
+
+/// Bytes of a calendar interval in a variable region: int32 months, int32 days, int64
+/// microseconds. A row reserves them for a null interval too (Spark's UnsafeWriter).
+constexpr int64_t kCalendarIntervalBytes = 16;
 
 /// Rounds up to a multiple of the word.
 constexpr int64_t RoundUpToWord(int64_t bytes) {
@@ -85,6 +90,8 @@ inline bool HasVariablePart(const DataType& type) {
       return true;
     case TypeId::kDecimal128:
       return IsLargeDecimal(type.precision());
+    case TypeId::kIntervalMonthDayNano:  // a calendar interval
+      return true;
     default:
       return false;
   }

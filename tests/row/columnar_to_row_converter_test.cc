@@ -10,6 +10,7 @@
 
 #include "row/unsafe_row_bytes.h"
 #include "sluice/format/array_builder.h"
+#include "sluice/format/array_compare.h"
 #include "support/batch_maker.h"
 
 namespace sluice {
@@ -168,6 +169,54 @@ TEST(ColumnarToRowConverterTest, RejectsASmallDecimalBeyond64BitsAndKeepsTheOutp
   EXPECT_NE(status.message().find("column d, value 1"), std::string::npos) << status.ToString();
   EXPECT_EQ(rows.num_rows(), 1);
   EXPECT_EQ(rows.bytes.size(), 16);
+}
+
+// A calendar interval is Spark's 16 bytes in the variable region: months and days in one word,
+// microseconds in the next; a row reserves them for a null one too (UnsafeWriter.write with a
+// null CalendarInterval), and the rows convert back to the same month_day_nano values.
+TEST(ColumnarToRowConverterTest, WritesCalendarIntervalsAsSparkDoes) {
+  const SchemaPtr schema = MakeSchema({MakeField("i", DataType::IntervalMonthDayNano())});
+  struct MonthDayNano {
+    int32_t months;
+    int32_t days;
+    int64_t nanoseconds;
+  };
+  auto builders = MakeBuilders(*schema);
+  const MonthDayNano value{14, -3, -7'000};
+  builders[0]->AppendBytes(&value, sizeof(value));
+  builders[0]->AppendNull();
+  RecordBatch batch = FinishBatch(schema, builders);
+  UnsafeRowBatch rows = testing::ToRows(batch);
+  ASSERT_EQ(rows.num_rows(), 2);
+  RowBytes valid;
+  valid.Word(0)
+      .OffsetAndSize(16, 16)
+      .Word(uint64_t{14} | (uint64_t{0xfffffffd} << 32))
+      .Word(static_cast<uint64_t>(int64_t{-7}));
+  ExpectBytes(RowAt(rows, 0), valid);
+  RowBytes null;
+  null.Word(1).OffsetAndSize(16, 16).Word(0).Word(0);
+  ExpectBytes(RowAt(rows, 1), null);
+  auto back = testing::ToBatch(schema, rows);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(ArraysEqual(back->column(0), batch.column(0)));
+}
+
+TEST(ColumnarToRowConverterTest, RefusesNanosecondsASparkIntervalCannotHold) {
+  const SchemaPtr schema = MakeSchema({MakeField("i", DataType::IntervalMonthDayNano())});
+  auto builders = MakeBuilders(*schema);
+  const int64_t parts[2] = {0, 1'500};  // 1.5 microseconds
+  builders[0]->AppendBytes(parts, sizeof(parts));
+  RecordBatch batch = FinishBatch(schema, builders);
+  auto converter = ColumnarToRowConverter::Make(schema).ValueOrDie();
+  UnsafeRowBatch rows;
+  const Status status = converter->Convert(batch, 0, 1, &rows);
+  EXPECT_TRUE(status.IsInvalid()) << status.ToString();
+  EXPECT_NE(status.message().find("column i, value 0: 1500 nanoseconds are not whole "
+                                  "microseconds"),
+            std::string::npos)
+      << status.ToString();
+  EXPECT_EQ(rows.num_rows(), 0);
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ inline std::vector<TypePtr> SparkLeafTypes() {
       DataType::IntervalYearMonth(),
       DataType::Duration(TimeUnit::kMicro),
       DataType::Time64(TimeUnit::kNano),
+      DataType::IntervalMonthDayNano(),  // a calendar interval
       DataType::Null(),
   };
 }

@@ -99,14 +99,19 @@ TEST(SparkTypeTest, ParsesIntervalsAndTimes) {
   ASSERT_TRUE(row.ok()) << row.status().ToString();
   EXPECT_EQ(*SparkCatalogString(*DataType::Struct((*row)->fields())),
             "struct<a:interval year to month,b:array<interval day to second>,c:time(6)>");
+  // A bare "interval" is Spark's CalendarIntervalType: months, days and microseconds.
+  auto calendar = ArrowTypeFromSparkCatalogString("interval");
+  ASSERT_TRUE(calendar.ok()) << calendar.status().ToString();
+  EXPECT_TRUE((*calendar)->Equals(*DataType::IntervalMonthDayNano()));
+  EXPECT_EQ(*SparkTypeIdOf(**calendar), SparkTypeId::kCalendarInterval);
+  EXPECT_EQ(*SparkCatalogString(*DataType::List(*calendar)), "array<interval>");
   for (const char* text :
-       {"interval", "interval second to day", "interval year to day", "interval week", "time(7)"}) {
+       {"interval second to day", "interval year to day", "interval week", "time(7)"}) {
     auto parsed = ArrowTypeFromSparkCatalogString(text);
     EXPECT_TRUE(parsed.status().IsInvalid()) << text;
   }
   EXPECT_TRUE(SparkTypeIdOf(*DataType::Duration(TimeUnit::kNano)).status().IsNotImplemented());
   EXPECT_TRUE(SparkTypeIdOf(*DataType::Time64(TimeUnit::kMicro)).status().IsNotImplemented());
-  EXPECT_TRUE(SparkTypeIdOf(*DataType::IntervalMonthDayNano()).status().IsNotImplemented());
 }
 
 TEST(SparkTypeTest, ReportsWhereACatalogStringIsWrong) {

@@ -286,15 +286,43 @@ def test_intervals_times_and_user_defined_types_go_through_sluice(spark):
     assert fallbacks_with_sluice == [before], fallback_reasons(spark)
 
 
+def test_calendar_intervals_go_through_sluice(spark):
+    before = fallback_count(spark)
+
+    # Months, days and microseconds apart, null, in arrays and structs, and the extremes of
+    # each field; collected as strings, since pyspark cannot collect a calendar interval.
+    def query(s):
+        rows = s.range(0, 2000, 1, 2).select(
+            "id",
+            F.expr("if(id % 7 = 0, null, make_interval(0, cast(id % 13 as int), 0, "
+                   "cast(id % 40 as int), 0, 0, id / 1000.0))").alias("interval"),
+            F.expr("array(make_interval(0, 1, 0, 2, 3, 4, 5.000006), null, "
+                   "make_interval(0, -2147483648, 0, 2147483647, 0, 0, 0))").alias("intervals"),
+            F.expr("named_struct('i', make_interval(0, 0, 0, 0, 0, 0, id), 'n', id)").alias("st"))
+        extremes = s.createDataFrame([(1,)], "k int").select(
+            F.lit(-1).cast("long").alias("id"),
+            F.expr("make_interval(0, 0, 0, 0, 0, 0, 9223372036.854775)").alias("interval"),
+            F.expr("array(make_interval(0, 0, 0, 0, 0, 0, -9223372036.854775))").alias("intervals"),
+            F.expr("named_struct('i', make_interval(0, 0, 0, 0, 2562047, 0, 0), 'n', 0L)")
+            .alias("st"))
+        return rows.unionByName(extremes).repartition(3, "id").select(
+            "id", F.col("interval").cast("string"), F.col("intervals").cast("array<string>"),
+            F.col("st.i").cast("string").alias("st_i"), F.col("st.n").alias("st_n"))
+    fallbacks_with_sluice = []
+    rows = assert_same_as_spark(
+        spark, query, check_plan=lambda _: fallbacks_with_sluice.append(fallback_count(spark)))
+    assert len(rows) == 2001
+    assert fallbacks_with_sluice == [before], fallback_reasons(spark)
+
+
 def test_unsupported_type_falls_back_and_matches(spark):
     before = fallback_count(spark)
 
-    # A calendar interval (months, days and microseconds apart) is not carried yet; collected
-    # as a string, since pyspark cannot collect one.
+    # A variant is not carried yet; collected as a string.
     def query(s):
         return s.range(0, 2000, 1, 2).select(
-            "id", F.expr("make_interval(0, 0, 0, 0, 0, 0, id)").alias("interval")) \
-            .repartition(3, "id").select("id", F.col("interval").cast("string"))
+            "id", F.expr("parse_json(concat('{\"a\": ', cast(id as string), '}'))").alias("v")) \
+            .repartition(3, "id").select("id", F.col("v").cast("string"))
     assert_same_as_spark(spark, query, expect_sluice=False)
     assert fallback_count(spark) > before
     assert "has no Sluice equivalent" in fallback_reasons(spark)

@@ -17,6 +17,7 @@ from executor_processes import executor_pids
 
 ARROW_CONTINUATION = b"\xff\xff\xff\xff"
 LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
+SCHEMA_REFERENCE_MAGIC = b"\x51\x2a\x4d\x18"  # a skippable frame naming the Schema message
 
 
 def shuffle_files(local_dir, shuffle_id):
@@ -53,8 +54,9 @@ def test_corrupted_map_output_is_diagnosed_by_spark_checksums(spark, local_dir):
     files = shuffle_files(local_dir, shuffle_id)
     assert files, f"no map output of shuffle {shuffle_id} under {local_dir}"
     # Sluice wrote them: every non-empty partition is an Arrow IPC stream or, being small, a
-    # compact segment (an LZ4 frame around one, Spark's default codec), and Spark's checksum file
-    # sits beside the data and index files.
+    # compact segment (an LZ4 frame around one, Spark's default codec; after a data file's first,
+    # led by the skippable frame naming the Schema message it was compressed against), and
+    # Spark's checksum file sits beside the data and index files.
     corrupted = None
     for path in files:
         offsets = partition_offsets(local_dir, path)
@@ -64,7 +66,8 @@ def test_corrupted_map_output_is_diagnosed_by_spark_checksums(spark, local_dir):
         assert len(content) == offsets[-1]
         for start, end in zip(offsets, offsets[1:]):
             if end > start:
-                assert content[start:start + 4] in (ARROW_CONTINUATION, LZ4_FRAME_MAGIC)
+                assert content[start:start + 4] in (ARROW_CONTINUATION, LZ4_FRAME_MAGIC,
+                                                    SCHEMA_REFERENCE_MAGIC)
                 if corrupted is None:
                     corrupted = (path, start)
     path, start = corrupted

@@ -296,9 +296,18 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
       builder.AppendBytes(parts, sizeof(parts));
       break;
     }
-    case TypeId::kIntervalMonthDayNano:
-      builder.AppendString(RandomBytes(rng, BitWidth(type) / 8, false));
+    case TypeId::kIntervalMonthDayNano: {
+      // Nanoseconds in whole microseconds, so that every value is a Spark calendar interval
+      // too (the row tests carry this type as one).
+      struct {
+        int32_t months;
+        int32_t days;
+        int64_t nanoseconds;
+      } value{RandomInteger<int32_t>(rng), RandomInteger<int32_t>(rng),
+              RandomInteger<int64_t>(rng) / 1000 * 1000};
+      builder.AppendBytes(&value, sizeof(value));
       break;
+    }
     case TypeId::kDecimal32:
     case TypeId::kDecimal64:
     case TypeId::kDecimal256: {

@@ -57,6 +57,9 @@ enum class SparkTypeId : uint8_t {
   kYearMonthInterval,  ///< Months, an int.
   kDayTimeInterval,    ///< Microseconds, a long.
   kTime,               ///< Nanoseconds since midnight, a long.
+  /// CalendarIntervalType: months, days and microseconds in 16 bytes of the variable region;
+  /// month_day_nano_interval in Arrow (nanoseconds = microseconds * 1000, as Spark's ArrowWriter).
+  kCalendarInterval,
 };
 
 /// Returns the Spark type of an Arrow type (its top level only; children are not checked), or

@@ -40,6 +40,8 @@ object SparkCatalogString {
     case _: YearMonthIntervalType => Right("interval year to month")
     case _: DayTimeIntervalType => Right("interval day to second")
     case _: TimeType => Right("time(6)")
+    // Months, days and microseconds: month_day_nano natively, as in Spark's own Arrow form.
+    case CalendarIntervalType => Right("interval")
     // A user-defined type is stored in rows as its SQL type.
     case udt: UserDefinedType[_] => of(udt.sqlType)
     case struct: StructType =>
