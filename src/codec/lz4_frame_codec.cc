@@ -4,20 +4,30 @@
 // use and keeps them, so a warm context allocates nothing. (The decompressor reads most frames
 // itself, lz4_frame_reader_internal.h, and makes its LZ4F context only for the others.)
 //
-// A dictionary is digested once into an LZ4F_CDict, which every frame's blocks start from
-// (independent blocks each start from it, as LZ4F's own decoder reads them); the frame header
-// does not name it (no dictionary id), as `lz4 -D FILE` writes frames too.
-#define LZ4F_STATIC_LINKING_ONLY  // the LZ4F_CDict functions (stable since liblz4 1.10)
+// A frame compressed against a dictionary is written here rather than by LZ4F. The format lets
+// every independent block of it refer to the dictionary (LZ4F's decoder, and `lz4 -d -D FILE`,
+// start each block from it); the header does not name it (no dictionary id), as `lz4 -D FILE`
+// writes frames too. LZ4F would compress every block in dictionary mode, which is markedly
+// slower (DEVELOPING.md, "The Schema dictionary on by default"), yet only the start of the
+// input gains: the Schema message a compact segment starts with is a copy of the dictionary. So
+// the first block covers the dictionary's length of input and is compressed against it; the
+// blocks after it are compressed on their own, and decode the same whether a decoder gives
+// them the dictionary or not.
+#define LZ4F_STATIC_LINKING_ONLY  // LZ4F_decompress_usingDict (stable since liblz4 1.10)
+#include <lz4.h>
 #include <lz4frame.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "compression_internal.h"
 #include "lz4_frame_reader_internal.h"
+#include "sluice/base/bit_ops.h"
 
 namespace sluice::internal {
 
@@ -64,11 +74,12 @@ LZ4F_preferences_t FramePreferences(int64_t content_size) {
 
 class Lz4FrameCompressor final : public Compressor {
  public:
-  Lz4FrameCompressor(LZ4F_cctx* context, LZ4F_CDict* dictionary)
-      : context_(context), dictionary_(dictionary) {}
+  // `stream` is null without a dictionary.
+  Lz4FrameCompressor(LZ4F_cctx* context, LZ4_stream_t* stream, std::span<const uint8_t> dictionary)
+      : context_(context), stream_(stream), dictionary_(dictionary.begin(), dictionary.end()) {}
   ~Lz4FrameCompressor() override {
     LZ4F_freeCompressionContext(context_);
-    LZ4F_freeCDict(dictionary_);
+    LZ4_freeStream(stream_);
   }
   Lz4FrameCompressor(const Lz4FrameCompressor&) = delete;
   Lz4FrameCompressor& operator=(const Lz4FrameCompressor&) = delete;
@@ -78,21 +89,22 @@ class Lz4FrameCompressor final : public Compressor {
   int64_t MaxCompressedSize(int64_t input_size) const override {
     if (input_size < 0) input_size = 0;
     const LZ4F_preferences_t preferences = FramePreferences(input_size);
+    // Against a dictionary, the first block ends where the dictionary's length does: one block
+    // header more than LZ4F's blocks of 64 KiB.
     return static_cast<int64_t>(
-        LZ4F_compressFrameBound(static_cast<size_t>(input_size), &preferences));
+               LZ4F_compressFrameBound(static_cast<size_t>(input_size), &preferences)) +
+           (stream_ != nullptr ? kBlockHeaderBytes : 0);
   }
 
   Result<int64_t> Compress(const uint8_t* input, int64_t input_size, uint8_t* output,
                            int64_t output_capacity) override {
     SLUICE_RETURN_NOT_OK(CheckCompressArguments(kCodecName, input, input_size, output,
                                                 output_capacity, MaxCompressedSize(input_size)));
+    if (stream_ != nullptr) return CompressAgainstDictionary(input, input_size, output);
     const LZ4F_preferences_t preferences = FramePreferences(input_size);
     const size_t capacity = static_cast<size_t>(output_capacity);
     // Begin resets the context, whatever state an earlier failure left it in.
-    size_t written =
-        dictionary_ == nullptr
-            ? LZ4F_compressBegin(context_, output, capacity, &preferences)
-            : LZ4F_compressBegin_usingCDict(context_, output, capacity, dictionary_, &preferences);
+    size_t written = LZ4F_compressBegin(context_, output, capacity, &preferences);
     if (LZ4F_isError(written)) return Failure("starting a frame", written);
     if (input_size > 0) {
       LZ4F_compressOptions_t options = {};
@@ -111,12 +123,67 @@ class Lz4FrameCompressor final : public Compressor {
   }
 
  private:
+  static constexpr int64_t kBlockHeaderBytes = 4;
+  static constexpr int64_t kMaxBlockBytes = int64_t{64} << 10;  // LZ4F_max64KB
+  static constexpr uint32_t kStoredRawBit = 0x80000000u;
+
   static Status Failure(std::string_view step, size_t code) {
     return Status::Invalid(kCodecName, " compression failed ", step, ": ", LZ4F_getErrorName(code));
   }
 
+  // The frame FramePreferences describes (independent 64 KiB blocks, the content size, no
+  // checksums), its first block compressed against the dictionary (see the file comment).
+  // The output has room for MaxCompressedSize(input_size) bytes.
+  int64_t CompressAgainstDictionary(const uint8_t* input, int64_t input_size, uint8_t* output) {
+    uint8_t* out = output;
+    bits::StoreUnaligned<uint32_t>(out, kLz4FrameMagic);
+    uint8_t* descriptor = out + 4;
+    descriptor[0] = 0x40 | 0x20 | 0x08;  // version 1, independent blocks, content size
+    descriptor[1] = 0x40;                // 64 KiB blocks
+    bits::StoreUnaligned<uint64_t>(descriptor + 2, static_cast<uint64_t>(input_size));
+    descriptor[10] = static_cast<uint8_t>(XXH32(descriptor, 10, 0) >> 8);
+    out = descriptor + 11;
+    const int64_t first_block =
+        std::min({input_size, static_cast<int64_t>(dictionary_.size()), kMaxBlockBytes});
+    if (first_block > 0) {
+      LZ4_loadDict(stream_, reinterpret_cast<const char*>(dictionary_.data()),
+                   static_cast<int>(dictionary_.size()));
+      const int compressed = LZ4_compress_fast_continue(
+          stream_, reinterpret_cast<const char*>(input),
+          reinterpret_cast<char*>(out + kBlockHeaderBytes), static_cast<int>(first_block),
+          static_cast<int>(first_block - 1), 1);
+      out = AppendBlock(input, first_block, compressed, out);
+    }
+    for (int64_t done = first_block; done < input_size;) {
+      const int64_t block = std::min(kMaxBlockBytes, input_size - done);
+      const int compressed =
+          LZ4_compress_fast_extState(stream_, reinterpret_cast<const char*>(input + done),
+                                     reinterpret_cast<char*>(out + kBlockHeaderBytes),
+                                     static_cast<int>(block), static_cast<int>(block - 1), 1);
+      out = AppendBlock(input + done, block, compressed, out);
+      done += block;
+    }
+    bits::StoreUnaligned<uint32_t>(out, 0);  // the end mark
+    return out + 4 - output;
+  }
+
+  // Finishes the block of `size` input bytes whose compressed form (`compressed` bytes, 0 when
+  // it did not shrink) is after the block header at `out`: the header, or the bytes stored raw.
+  static uint8_t* AppendBlock(const uint8_t* input, int64_t size, int compressed, uint8_t* out) {
+    if (compressed > 0) {
+      bits::StoreUnaligned<uint32_t>(out, static_cast<uint32_t>(compressed));
+      return out + kBlockHeaderBytes + compressed;
+    }
+    bits::StoreUnaligned<uint32_t>(out, static_cast<uint32_t>(size) | kStoredRawBit);
+    std::memcpy(out + kBlockHeaderBytes, input, static_cast<size_t>(size));
+    return out + kBlockHeaderBytes + size;
+  }
+
+  static constexpr uint32_t kLz4FrameMagic = 0x184D2204;
+
   LZ4F_cctx* context_;
-  LZ4F_CDict* dictionary_;  // null without a dictionary
+  LZ4_stream_t* stream_;             // null without a dictionary
+  std::vector<uint8_t> dictionary_;  // what stream_ is loaded with
 };
 
 class Lz4FrameDecompressor final : public Decompressor {
@@ -235,23 +302,26 @@ class Lz4FrameDecompressor final : public Decompressor {
 }  // namespace
 
 Result<std::unique_ptr<Compressor>> MakeLz4FrameCompressor(std::span<const uint8_t> dictionary) {
-  LZ4F_CDict* digested = nullptr;
+  if (dictionary.size() > static_cast<size_t>(INT32_MAX)) {
+    return Status::Invalid("an lz4 dictionary of ", dictionary.size(), " bytes (2 GiB at most)");
+  }
+  LZ4_stream_t* stream = nullptr;
   if (!dictionary.empty()) {
-    digested = LZ4F_createCDict(dictionary.data(), dictionary.size());
-    if (digested == nullptr) return Status::OutOfMemory("cannot digest an lz4 dictionary");
+    stream = LZ4_createStream();
+    if (stream == nullptr) return Status::OutOfMemory("cannot make an lz4 stream");
   }
   LZ4F_cctx* context = nullptr;
   const size_t code = LZ4F_createCompressionContext(&context, LZ4F_VERSION);
   if (LZ4F_isError(code)) {
-    LZ4F_freeCDict(digested);
+    LZ4_freeStream(stream);
     return Status::OutOfMemory("cannot make an lz4 frame compression context: ",
                                LZ4F_getErrorName(code));
   }
   try {
-    return std::unique_ptr<Compressor>(new Lz4FrameCompressor(context, digested));
+    return std::unique_ptr<Compressor>(new Lz4FrameCompressor(context, stream, dictionary));
   } catch (...) {
     LZ4F_freeCompressionContext(context);
-    LZ4F_freeCDict(digested);
+    LZ4_freeStream(stream);
     throw;
   }
 }

@@ -280,6 +280,9 @@ class CatalogStringParser {
     if (word == "timestamp_ntz") return DataType::Timestamp(TimeUnit::kMicro);
     if (word == "string") return DataType::Utf8();
     if (word == "binary") return DataType::Binary();
+    // A variant's bytes in a row (an int32 value length, the value, the metadata) are laid out
+    // as a binary's are: it travels as binary holding exactly those bytes.
+    if (word == "variant") return DataType::Binary();
     if (word == "void" || word == "null") return DataType::Null();
     if (word == "interval") return ParseIntervalFields();
     if (word == "time") {

@@ -105,6 +105,10 @@ TEST(SparkTypeTest, ParsesIntervalsAndTimes) {
   EXPECT_TRUE((*calendar)->Equals(*DataType::IntervalMonthDayNano()));
   EXPECT_EQ(*SparkTypeIdOf(**calendar), SparkTypeId::kCalendarInterval);
   EXPECT_EQ(*SparkCatalogString(*DataType::List(*calendar)), "array<interval>");
+  // A variant's row bytes are a binary's.
+  auto variant = ArrowTypeFromSparkCatalogString("struct<v:variant>");
+  ASSERT_TRUE(variant.ok()) << variant.status().ToString();
+  EXPECT_TRUE((*variant)->child_type(0).Equals(*DataType::Binary()));
   for (const char* text :
        {"interval second to day", "interval year to day", "interval week", "time(7)"}) {
     auto parsed = ArrowTypeFromSparkCatalogString(text);

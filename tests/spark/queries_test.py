@@ -315,15 +315,41 @@ def test_calendar_intervals_go_through_sluice(spark):
     assert fallbacks_with_sluice == [before], fallback_reasons(spark)
 
 
+def test_variants_go_through_sluice(spark):
+    before = fallback_count(spark)
+
+    # Objects, arrays, nulls (SQL and JSON), in arrays and structs; collected as JSON strings.
+    def query(s):
+        rows = s.range(0, 2000, 1, 2).select(
+            "id",
+            F.expr("if(id % 9 = 0, null, parse_json(concat('{\"a\": ', cast(id as string), "
+                   "', \"b\": [1, \"x\", null, {\"c\": 2.5}]}')))").alias("v"),
+            F.expr("array(parse_json('null'), null, parse_json(cast(id as string)))").alias("vs"),
+            F.expr("named_struct('v', parse_json(repeat('[1,', cast(id % 5 as int)) || '0' || "
+                   "repeat(']', cast(id % 5 as int))), 'n', id)").alias("st"))
+        return rows.repartition(3, "id").select(
+            "id", F.col("v").cast("string"), F.col("vs").cast("array<string>"),
+            F.col("st.v").cast("string").alias("st_v"), F.col("st.n").alias("st_n"))
+    fallbacks_with_sluice = []
+    rows = assert_same_as_spark(
+        spark, query, check_plan=lambda _: fallbacks_with_sluice.append(fallback_count(spark)))
+    assert len(rows) == 2000
+    assert fallbacks_with_sluice == [before], fallback_reasons(spark)
+
+
 def test_unsupported_type_falls_back_and_matches(spark):
     before = fallback_count(spark)
 
-    # A variant is not carried yet; collected as a string.
+    # A geometry is not carried yet; collected as its well-known binary.
     def query(s):
         return s.range(0, 2000, 1, 2).select(
-            "id", F.expr("parse_json(concat('{\"a\": ', cast(id as string), '}'))").alias("v")) \
-            .repartition(3, "id").select("id", F.col("v").cast("string"))
-    assert_same_as_spark(spark, query, expect_sluice=False)
+            "id", F.expr("st_geomfromwkb(unhex('0101000000000000000000F03F0000000000000040'))")
+            .alias("g")).repartition(3, "id").select("id", F.expr("st_asbinary(g)").alias("wkb"))
+    spark.conf.set("spark.sql.geospatial.enabled", "true")
+    try:
+        assert_same_as_spark(spark, query, expect_sluice=False)
+    finally:
+        spark.conf.unset("spark.sql.geospatial.enabled")
     assert fallback_count(spark) > before
     assert "has no Sluice equivalent" in fallback_reasons(spark)
 

@@ -42,6 +42,8 @@ object SparkCatalogString {
     case _: TimeType => Right("time(6)")
     // Months, days and microseconds: month_day_nano natively, as in Spark's own Arrow form.
     case CalendarIntervalType => Right("interval")
+    // A variant's row bytes (value length, value, metadata) travel as a binary's.
+    case VariantType => Right("variant")
     // A user-defined type is stored in rows as its SQL type.
     case udt: UserDefinedType[_] => of(udt.sqlType)
     case struct: StructType =>
