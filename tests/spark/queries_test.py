@@ -337,25 +337,31 @@ def test_variants_go_through_sluice(spark):
     assert fallbacks_with_sluice == [before], fallback_reasons(spark)
 
 
-def test_unsupported_type_falls_back_and_matches(spark):
+def test_geometries_and_geographies_go_through_sluice(spark):
     before = fallback_count(spark)
+    point_a = "unhex('0101000000000000000000F03F0000000000000040')"
+    point_b = "unhex('010100000000000000000008400000000000001040')"
 
-    # A geometry is not carried yet; collected as its well-known binary. (Chosen by id, so that
-    # it is not a constant the optimizer computes after the shuffle.)
+    # Collected as their well-known binary; chosen by id, so that they are not constants the
+    # optimizer computes after the shuffle.
     def query(s):
         return s.range(0, 2000, 1, 2).select(
-            "id", F.expr("case when id % 3 = 0 then null when id % 3 = 1 then "
-                         "st_geomfromwkb(unhex('0101000000000000000000F03F0000000000000040')) "
-                         "else st_geomfromwkb(unhex('010100000000000000000008400000000000001040')) "
-                         "end").alias("g")) \
-            .repartition(3, "id").select("id", F.expr("st_asbinary(g)").alias("wkb"))
+            "id",
+            F.expr(f"case when id % 3 = 0 then null when id % 3 = 1 then st_geomfromwkb({point_a}) "
+                   f"else st_geomfromwkb({point_b}) end").alias("g"),
+            F.expr(f"if(id % 2 = 0, st_geogfromwkb({point_a}), st_geogfromwkb({point_b}))")
+            .alias("geo")) \
+            .repartition(3, "id").select("id", F.expr("st_asbinary(g)").alias("g"),
+                                         F.expr("st_asbinary(geo)").alias("geo"))
+    fallbacks_with_sluice = []
     spark.conf.set("spark.sql.geospatial.enabled", "true")
     try:
-        assert_same_as_spark(spark, query, expect_sluice=False)
+        rows = assert_same_as_spark(
+            spark, query, check_plan=lambda _: fallbacks_with_sluice.append(fallback_count(spark)))
     finally:
         spark.conf.unset("spark.sql.geospatial.enabled")
-    assert fallback_count(spark) > before
-    assert "has no Sluice equivalent" in fallback_reasons(spark)
+    assert len(rows) == 2000
+    assert fallbacks_with_sluice == [before], fallback_reasons(spark)
 
 
 def test_rows_without_columns(spark):

@@ -44,6 +44,8 @@ object SparkCatalogString {
     case CalendarIntervalType => Right("interval")
     // A variant's row bytes (value length, value, metadata) travel as a binary's.
     case VariantType => Right("variant")
+    // Geometries and geographies are their well-known binary in rows.
+    case _: GeometryType | _: GeographyType => Right("binary")
     // A user-defined type is stored in rows as its SQL type.
     case udt: UserDefinedType[_] => of(udt.sqlType)
     case struct: StructType =>
