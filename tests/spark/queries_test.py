@@ -370,3 +370,48 @@ def test_rows_without_columns(spark):
         return s.range(0, 5000, 1, 3).repartition(4).groupBy().count()
     rows = assert_same_as_spark(spark, query)
     assert rows == [(5000,)]
+
+
+def map_status_checksums(spark, shuffle_ids):
+    """Each shuffle's map statuses' row-based checksums, in map index order."""
+    tracker = spark._jvm.org.apache.spark.SparkEnv.get().mapOutputTracker()
+    checksums = {}
+    for shuffle_id in shuffle_ids:
+        statuses = tracker.shuffleStatuses().get(shuffle_id).get().mapStatuses()
+        checksums[shuffle_id] = [status.checksumValue() for status in statuses]
+    return checksums
+
+
+def shuffle_ids(spark):
+    tracker = spark._jvm.org.apache.spark.SparkEnv.get().mapOutputTracker()
+    keys = spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(
+        tracker.shuffleStatuses().keySet())
+    return set(keys)
+
+
+def test_row_based_checksums_are_the_ones_spark_computes(spark):
+    # With order-independent checksums on, every map status carries Spark's checksum of the rows
+    # it wrote (what a retried stage is compared against): the same under Sluice as under
+    # Spark's shuffle, not 0.
+    spark.conf.set("spark.sql.shuffle.orderIndependentChecksum.enabled", "true")
+    try:
+        def run(sluice_enabled):
+            spark.conf.set("spark.sluice.enabled", str(sluice_enabled).lower())
+            before_ids = shuffle_ids(spark)
+            before = sluice_count(spark)
+            rows = keyed(spark, rows=20_000, keys=101).repartition(6, "k").collect()
+            used = sluice_count(spark) - before
+            new_ids = sorted(shuffle_ids(spark) - before_ids)
+            return sorted(map(tuple, rows)), used, map_status_checksums(spark, new_ids)
+        with_sluice, used, sluice_checksums = run(True)
+        with_spark, _, spark_checksums = run(False)
+    finally:
+        spark.conf.unset("spark.sluice.enabled")
+        spark.conf.unset("spark.sql.shuffle.orderIndependentChecksum.enabled")
+    assert used > 0, fallback_reasons(spark)
+    assert with_sluice == with_spark
+    assert len(sluice_checksums) == len(spark_checksums) == 1
+    [sluice_values] = sluice_checksums.values()
+    [spark_values] = spark_checksums.values()
+    assert all(value != 0 for value in sluice_values), sluice_values
+    assert sluice_values == spark_values

@@ -124,8 +124,6 @@ private[spark] object SluiceShuffleManager {
       Left(s"the exchange's dataSize metric cannot be reported (" +
         s"${ExchangeDataSize.of(dependency.serializer).swap.toOption.get}), so adaptive " +
         "execution would see an empty stage")
-    } else if (dependency.rowBasedChecksums.nonEmpty) {
-      Left("row-based shuffle checksums are on, which Sluice does not compute")
     } else if (dependency.partitioner.numPartitions >
         SortShuffleManager.MAX_SHUFFLE_OUTPUT_PARTITIONS_FOR_SERIALIZED_MODE) {
       Left(s"${dependency.partitioner.numPartitions} partitions exceed the 2^24 a packed " +

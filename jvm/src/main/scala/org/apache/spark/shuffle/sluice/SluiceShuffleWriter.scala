@@ -8,6 +8,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.memory.{MemoryConsumer, MemoryMode}
 import org.apache.spark.scheduler.MapStatus
 import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
+import org.apache.spark.shuffle.checksum.RowBasedChecksum
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.sluice.ExchangeDataSize
 import org.apache.spark.unsafe.Platform
@@ -53,6 +54,7 @@ private[spark] class SluiceShuffleWriter[K, V](
   private var stopping = false
   private var mapStatus: MapStatus = _
   private val partitionLengths: Array[Long] = new Array[Long](partitionCount)
+  private val rowBasedChecksums: Array[RowBasedChecksum] = handle.dependency.rowBasedChecksums
 
   // The page being filled: rows go at cursor, up to pageEnd.
   private val pageOut = new Array[Long](SluiceNative.PAGE_SLOTS)
@@ -114,6 +116,10 @@ private[spark] class SluiceShuffleWriter[K, V](
       val record = records.next()
       val partition = record._1
       val row = record._2
+      // Spark's order-independent checksum of the rows of each partition, which the map status
+      // carries (spark.sql.shuffle.orderIndependentChecksum.enabled), updated as Spark's own
+      // writers do.
+      if (rowBasedChecksums.length > 0) rowBasedChecksums(partition).update(partition, row)
       val size = row.getSizeInBytes
       val needed = 8L + size
       if (cursor + needed > pageEnd) newPage(needed)
@@ -222,7 +228,8 @@ private[spark] class SluiceShuffleWriter[K, V](
     if (spillBytes > 0) context.taskMetrics().incDiskBytesSpilled(spillBytes)
     blockResolver.writeMetadataFileAndCommit(
       shuffleId, mapId, partitionLengths, checksums, temporaryFile)
-    mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId)
+    mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId,
+      RowBasedChecksum.getAggregatedChecksumValue(rowBasedChecksums))
   }
 
   /** Runs a native call, adding its time to the task's shuffle write time. */
