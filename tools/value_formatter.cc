@@ -245,6 +245,15 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
     case TypeId::kFixedSizeBinary:
       return FormatHex(array.buffers[1].data + (array.offset + row) * type.byte_width(),
                        type.byte_width());
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View: {
+      const std::string_view value = array.view_value(row);
+      if (type.id() == TypeId::kBinaryView) {
+        return FormatHex(reinterpret_cast<const uint8_t*>(value.data()),
+                         static_cast<int64_t>(value.size()));
+      }
+      return std::string(value);
+    }
     case TypeId::kList:
       return FormatItems(array.children[0], array.value_offsets<int32_t>(), row);
     case TypeId::kLargeList:

@@ -81,6 +81,23 @@ void ArrayBuilder::AppendOffset() {
   }
 }
 
+// Appends a view of `size` bytes: inline up to 12 bytes (zero-padded), else a prefix and the
+// place of the bytes in the one data buffer this builder makes.
+void ArrayBuilder::AppendView(const void* data, int64_t size) {
+  uint8_t* view = values_.AppendUninitialized(16);
+  std::memset(view, 0, 16);
+  const auto size32 = static_cast<int32_t>(size);
+  std::memcpy(view, &size32, 4);
+  if (size <= 12) {
+    if (size > 0) std::memcpy(view + 4, data, static_cast<size_t>(size));
+    return;
+  }
+  std::memcpy(view + 4, data, 4);
+  const auto start = static_cast<int32_t>(bytes_.size());
+  std::memcpy(view + 12, &start, 4);
+  bytes_.Append(data, size);
+}
+
 void ArrayBuilder::AppendEmptyValue() {
   const TypeId id = type_->id();
   if (id == TypeId::kNull) {
@@ -88,7 +105,9 @@ void ArrayBuilder::AppendEmptyValue() {
     return;
   }
   MarkValid();
-  if (id == TypeId::kBoolean) {
+  if (IsBinaryView(id)) {
+    AppendView(nullptr, 0);
+  } else if (id == TypeId::kBoolean) {
     AppendBit(false);
   } else if (IsFixedWidth(id)) {
     const int64_t width = BitWidth(*type_) / 8;
@@ -111,7 +130,9 @@ void ArrayBuilder::AppendNull() {
     return;
   }
   MarkNull();
-  if (id == TypeId::kBoolean) {
+  if (IsBinaryView(id)) {
+    AppendView(nullptr, 0);
+  } else if (id == TypeId::kBoolean) {
     AppendBit(false);
   } else if (IsFixedWidth(id)) {
     const int64_t width = BitWidth(*type_) / 8;
@@ -137,7 +158,9 @@ void ArrayBuilder::AppendValid() {
 
 void ArrayBuilder::AppendBytes(const void* data, int64_t size) {
   MarkValid();
-  if (IsFixedWidth(type_->id())) {  // fixed-size binary, or any other type's value bytes
+  if (IsBinaryView(type_->id())) {
+    AppendView(data, size);
+  } else if (IsFixedWidth(type_->id())) {  // fixed-size binary, or any other type's value bytes
     SLUICE_DCHECK(type_->id() != TypeId::kBoolean && size == BitWidth(*type_) / 8);
     values_.Append(data, size);
   } else {
@@ -161,6 +184,7 @@ ArrayData ArrayBuilder::View() const {
     array.buffers[1] = BufferView{values_.data(), values_.size()};
   }
   if (IsBinaryLike(id)) array.buffers[2] = BufferView{bytes_.data(), bytes_.size()};
+  if (IsBinaryView(id)) array.variadic_buffers = {BufferView{bytes_.data(), bytes_.size()}};
   array.children.reserve(children_.size());
   for (const auto& child : children_) array.children.push_back(child->View());
   return array;

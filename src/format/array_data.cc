@@ -22,6 +22,7 @@ ArrayData ArrayData::Slice(int64_t start, int64_t count) const {
 int64_t ReferencedBytes(const ArrayData& array) {
   int64_t total = 0;
   for (const auto& buffer : array.buffers) total += buffer.size;
+  for (const auto& buffer : array.variadic_buffers) total += buffer.size;
   for (const auto& child : array.children) total += ReferencedBytes(child);
   return total;
 }

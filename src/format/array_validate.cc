@@ -1,6 +1,7 @@
 #include "sluice/format/array_validate.h"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "sluice/base/bit_ops.h"
@@ -31,6 +32,7 @@ class ArrayValidator {
   Status ValidateOffsets(const ArrayData& array, int64_t end, int64_t limit,
                          const char* limit_name) const;
   Status ValidateChildren(const ArrayData& array, int depth);
+  Status ValidateViews(const ArrayData& array, int64_t end) const;
 
   std::string path_;
 };
@@ -152,6 +154,49 @@ Status ArrayValidator::ValidateOffsets(const ArrayData& array, int64_t end, int6
   return Status::OK();
 }
 
+// Every view of the non-null rows of [offset, end): a length >= 0; over 12 bytes, a variadic buffer
+// that holds the bytes it points to and a prefix equal to their first 4 (readers compare prefixes
+// alone). Inline views are not checked past their length (the format zero-pads them; nothing reads
+// the padding).
+Status ArrayValidator::ValidateViews(const ArrayData& array, int64_t end) const {
+  if (array.length == 0) return Status::OK();
+  const BufferView& views = array.buffers[1];
+  int64_t needed = 0;
+  if (__builtin_mul_overflow(end, int64_t{16}, &needed)) {
+    return Fail("offset ", array.offset, " + length ", array.length, " of views overflows");
+  }
+  if (views.data == nullptr || views.size < needed) {
+    return Fail("the views buffer has ", views.data == nullptr ? 0 : views.size,
+                " bytes, expected at least ", needed, " for offset ", array.offset, " + length ",
+                array.length);
+  }
+  const auto variadic_count = static_cast<int64_t>(array.variadic_buffers.size());
+  const uint8_t* validity = array.null_count > 0 ? array.buffers[0].data : nullptr;
+  for (int64_t slot = array.offset; slot < end; ++slot) {
+    if (validity != nullptr && !bits::GetBit(validity, slot)) continue;  // never read
+    const uint8_t* view = views.data + slot * 16;
+    const auto size = bits::LoadUnaligned<int32_t>(view);
+    if (size < 0) return Fail("view ", slot - array.offset, " has a negative length (", size, ")");
+    if (size <= 12) continue;
+    const auto buffer = bits::LoadUnaligned<int32_t>(view + 8);
+    const auto start = bits::LoadUnaligned<int32_t>(view + 12);
+    if (buffer < 0 || buffer >= variadic_count) {
+      return Fail("view ", slot - array.offset, " points into variadic buffer ", buffer, " of ",
+                  variadic_count);
+    }
+    const BufferView& data = array.variadic_buffers[static_cast<size_t>(buffer)];
+    if (start < 0 || int64_t{start} + size > data.size) {
+      return Fail("view ", slot - array.offset, " of ", size, " bytes at offset ", start,
+                  " is past the end of variadic buffer ", buffer, " (", data.size, " bytes)");
+    }
+    if (std::memcmp(view + 4, data.data + start, 4) != 0) {
+      return Fail("view ", slot - array.offset,
+                  ": its prefix differs from the first 4 bytes of its value");
+    }
+  }
+  return Status::OK();
+}
+
 Status ArrayValidator::ValidateChildren(const ArrayData& array, int depth) {
   const DataType& type = *array.type;
   const TypeId id = type.id();
@@ -199,6 +244,17 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
     return Fail("null_count ", array.null_count, " is outside [0, length ", array.length, "]");
   }
   SLUICE_RETURN_NOT_OK(ValidateBufferViews(array, BufferCount(id)));
+  if (!array.variadic_buffers.empty() && !IsBinaryView(id)) {
+    return Fail(type.ToString(), " has no variadic buffers, the array has ",
+                array.variadic_buffers.size());
+  }
+  for (size_t v = 0; v < array.variadic_buffers.size(); ++v) {
+    const BufferView& buffer = array.variadic_buffers[v];
+    if (buffer.size < 0 || (buffer.data == nullptr && buffer.size != 0)) {
+      return Fail("variadic buffer ", v, " has ", buffer.data == nullptr ? "no data and " : "",
+                  "a size of ", buffer.size, " bytes");
+    }
+  }
   if (array.children.size() != type.children().size()) {
     return Fail(type.ToString(), " has ", type.children().size(), " child(ren), the array has ",
                 array.children.size());
@@ -219,6 +275,8 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
     } else {
       SLUICE_RETURN_NOT_OK(ValidateOffsets<int32_t>(array, end, data_size, "data buffer"));
     }
+  } else if (IsBinaryView(id)) {
+    SLUICE_RETURN_NOT_OK(ValidateViews(array, end));
   } else if (id == TypeId::kFixedSizeList) {
     // Row i's elements are child rows [i * size, (i + 1) * size): the child must hold them all.
     const int64_t size = type.list_size();
@@ -282,6 +340,17 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
       return ValidateUtf8Values<int32_t>(array, start, count, path);
     case TypeId::kLargeUtf8:
       return ValidateUtf8Values<int64_t>(array, start, count, path);
+    case TypeId::kUtf8View:
+      for (int64_t slot = start; slot < start + count; ++slot) {
+        const std::string_view value = array.view_value(slot - array.offset);
+        const auto size = static_cast<int64_t>(value.size());
+        const int64_t bad = FindInvalidUtf8(reinterpret_cast<const uint8_t*>(value.data()), size);
+        if (bad != size) {
+          return Status::Invalid("column '", path, "': value ", slot - array.offset,
+                                 " is not valid UTF-8 (byte ", bad, " of its ", size, ")");
+        }
+      }
+      return Status::OK();
     case TypeId::kStruct:
       for (size_t i = 0; i < array.children.size(); ++i) {
         const ArrayData& child = array.children[i];
@@ -316,7 +385,10 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
 }
 
 bool HasUtf8(const DataType& type) {
-  if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8) return true;
+  if (type.id() == TypeId::kUtf8 || type.id() == TypeId::kLargeUtf8 ||
+      type.id() == TypeId::kUtf8View) {
+    return true;
+  }
   for (const Field& child : type.children()) {
     if (HasUtf8(*child.type)) return true;
   }

@@ -12,6 +12,7 @@
 // - An empty array is exported with offset 0 and static zeroed buffers, so that even producers'
 //   empty offsets buffers (Arrow IPC allows them) reach consumers as one zero offset.
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -108,6 +109,10 @@ std::string FormatString(const DataType& type) {
       return "z";
     case TypeId::kLargeBinary:
       return "Z";
+    case TypeId::kBinaryView:
+      return "vz";
+    case TypeId::kUtf8View:
+      return "vu";
     case TypeId::kFixedSizeBinary:
       return "w:" + std::to_string(type.byte_width());
     case TypeId::kFixedSizeList:
@@ -233,24 +238,41 @@ struct ExportKeepAlive {
 // bit offset, the shifted validity bitmap.
 struct ExportedArrayNode {
   std::shared_ptr<const ExportKeepAlive> keep_alive;
-  const void* buffers[3];
+  const void* fixed_buffers[3];
   int64_t child_count;
   ArrowArray** child_pointers;
   ArrowArray* child_arrays;
   uint8_t* bitmap;
+  // `fixed_buffers`, or for a view type the validity, the views, the variadic buffers and the
+  // variadic buffers' sizes (`variadic_sizes`), as the C Data interface lays them out.
+  const void** buffers;
+  int64_t* variadic_sizes;
 };
 static_assert(sizeof(ExportedArrayNode) % alignof(ArrowArray) == 0);
 static_assert(alignof(ArrowArray) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
 
+// `variadic_count` >= 0 for a view type: room for its buffer pointers and sizes.
 ExportedArrayNode* AllocateNode(std::shared_ptr<const ExportKeepAlive> keep_alive,
-                                int64_t child_count, int64_t bitmap_bytes) {
+                                int64_t child_count, int64_t bitmap_bytes,
+                                int64_t variadic_count = -1) {
   const auto children = static_cast<size_t>(child_count);
+  const auto variadic = static_cast<size_t>(std::max<int64_t>(variadic_count, 0));
+  const size_t buffer_room =
+      variadic_count >= 0 ? (3 + variadic) * sizeof(void*) + variadic * sizeof(int64_t) : 0;
   const size_t size = sizeof(ExportedArrayNode) + children * sizeof(ArrowArray*) +
-                      children * sizeof(ArrowArray) + static_cast<size_t>(bitmap_bytes);
+                      children * sizeof(ArrowArray) + buffer_room +
+                      static_cast<size_t>(bitmap_bytes);
   auto* block = static_cast<uint8_t*>(::operator new(size));
-  auto* node = new (block)
-      ExportedArrayNode{std::move(keep_alive), {}, child_count, nullptr, nullptr, nullptr};
+  auto* node = new (block) ExportedArrayNode{
+      std::move(keep_alive), {}, child_count, nullptr, nullptr, nullptr, nullptr, nullptr};
+  node->buffers = node->fixed_buffers;
   uint8_t* cursor = block + sizeof(ExportedArrayNode);
+  if (variadic_count >= 0) {
+    node->buffers = reinterpret_cast<const void**>(cursor);
+    cursor += (3 + variadic) * sizeof(void*);
+    node->variadic_sizes = reinterpret_cast<int64_t*>(cursor);
+    cursor += variadic * sizeof(int64_t);
+  }
   node->child_pointers = reinterpret_cast<ArrowArray**>(cursor);
   cursor += children * sizeof(ArrowArray*);
   node->child_arrays = reinterpret_cast<ArrowArray*>(cursor);
@@ -312,8 +334,10 @@ void ExportArray(const ArrayData& array, const std::shared_ptr<const ExportKeepA
       }
     }
   }
-  ExportedArrayNode* node =
-      AllocateNode(keep_alive, static_cast<int64_t>(array.children.size()), bitmap_bytes);
+  const bool view = IsBinaryView(id);
+  const auto variadic_count = static_cast<int64_t>(array.variadic_buffers.size());
+  ExportedArrayNode* node = AllocateNode(keep_alive, static_cast<int64_t>(array.children.size()),
+                                         bitmap_bytes, view ? variadic_count : -1);
   if (bitmap_bytes > 0) {
     std::memset(node->bitmap, 0, static_cast<size_t>(bitmap_bytes));
     bits::CopyBits(validity, array.offset, array.length, node->bitmap, 0);
@@ -324,9 +348,20 @@ void ExportArray(const ArrayData& array, const std::shared_ptr<const ExportKeepA
     const uint8_t* data = array.buffers[static_cast<size_t>(i)].data;
     node->buffers[i] = empty || data == nullptr ? kZeroBytes : data;
   }
+  int exported_buffers = buffer_count;
+  if (view) {
+    // The views, then each variadic buffer, then an int64 array of their sizes.
+    for (int64_t v = 0; v < variadic_count; ++v) {
+      const BufferView& buffer = array.variadic_buffers[static_cast<size_t>(v)];
+      node->buffers[2 + v] = buffer.data == nullptr ? kZeroBytes : buffer.data;
+      node->variadic_sizes[v] = buffer.size;
+    }
+    node->buffers[2 + variadic_count] = node->variadic_sizes;
+    exported_buffers = static_cast<int>(3 + variadic_count);
+  }
   // Published before its children are filled: if one of them cannot be made, releasing `out`
   // frees this node and the children made so far (the rest are still unreleasable empties).
-  PublishNode(node, array.length, null_count, offset, buffer_count, out);
+  PublishNode(node, array.length, null_count, offset, exported_buffers, out);
   for (size_t i = 0; i < array.children.size(); ++i) {
     ExportArray(array.children[i], keep_alive, &node->child_arrays[i]);
   }

@@ -205,8 +205,6 @@ TypePtr ParseTemporalFormat(std::string_view format) {
 
 // Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
 std::string UnsupportedFormatName(std::string_view format) {
-  if (format == "vz") return "binary_view";
-  if (format == "vu") return "string_view";
   if (format == "+vl") return "list_view";
   if (format == "+vL") return "large_list_view";
   if (format.substr(0, 4) == "+ud:") return "dense_union";
@@ -360,6 +358,11 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
       return Status::OK();
     }
   }
+  if (format == "vz" || format == "vu") {
+    SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 0));
+    *type = format == "vz" ? DataType::BinaryView() : DataType::Utf8View();
+    return Status::OK();
+  }
   if (const std::string name = UnsupportedFormatName(format); !name.empty()) {
     return NotImplemented(path, "ArrowSchema.format \"", format, "\" (", name,
                           ") is not supported");
@@ -510,6 +513,12 @@ void AppendValue(ArrayBuilder& builder, const ArrayData& source, int64_t row) {
       builder.AppendBytes(values + position * width, width);
       return;
     }
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View: {
+      const std::string_view value = source.view_value(row);
+      builder.AppendBytes(value.data(), static_cast<int64_t>(value.size()));
+      return;
+    }
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kMap: {
@@ -583,6 +592,8 @@ class ArrayImporter {
                           int depth, ArrayData* out);
   Status ImportOffsets(const ArrowArray* array, int offset_width, const std::string& path,
                        ArrayData* out);
+  Status ImportViews(const ArrowArray* array, int64_t view_offset, int64_t view_length,
+                     const std::string& path, ArrayData* out);
 
   std::vector<MemoryOwner>* owners_;
 };
@@ -669,6 +680,41 @@ Status ArrayImporter::ImportOffsets(const ArrowArray* array, int offset_width,
   return Status::OK();
 }
 
+// The views of rows [view_offset, view_offset + view_length) and every variadic buffer, sized
+// by the int64 array that ends the buffers (ValidateArray checks each view against them).
+Status ArrayImporter::ImportViews(const ArrowArray* array, int64_t view_offset, int64_t view_length,
+                                  const std::string& path, ArrayData* out) {
+  const int64_t variadic_count = array->n_buffers - 3;
+  const auto* sizes = static_cast<const int64_t*>(array->buffers[array->n_buffers - 1]);
+  if (sizes == nullptr && variadic_count > 0) {
+    return Invalid(path, "ArrowArray.buffers[", array->n_buffers - 1,
+                   "] (the variadic buffer sizes) is NULL");
+  }
+  out->variadic_buffers.resize(static_cast<size_t>(variadic_count));
+  for (int64_t v = 0; v < variadic_count; ++v) {
+    const auto* data = static_cast<const uint8_t*>(array->buffers[2 + v]);
+    const int64_t size = sizes[v];
+    if (size < 0 || (data == nullptr && size > 0)) {
+      return Invalid(path, "ArrowArray.buffers[", 2 + v, "] (variadic buffer ", v, "): size ", size,
+                     data == nullptr ? " but the buffer is NULL" : "");
+    }
+    out->variadic_buffers[static_cast<size_t>(v)] =
+        BufferView{data != nullptr ? data : kZeroBytes, size};
+  }
+  if (view_length == 0) {
+    out->offset = 0;
+    out->buffers[1] = BufferView{kZeroBytes, 0};
+    return Status::OK();
+  }
+  const auto* views = static_cast<const uint8_t*>(array->buffers[1]);
+  if (views == nullptr) {
+    return Invalid(path, "ArrowArray.buffers[1] (views) is NULL but the array has ", view_length,
+                   " values");
+  }
+  out->buffers[1] = BufferView{views, (view_offset + view_length) * 16};
+  return Status::OK();
+}
+
 Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
                              const CDataEncoding* encoding, int64_t parent_offset,
                              int64_t parent_length, const std::string& path, int depth,
@@ -708,6 +754,13 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   const TypeId id = type->id();
   if (dictionary_encoded) {
     SLUICE_RETURN_NOT_OK(CheckCounts(array, 2, 0, path, "dictionary indices"));
+  } else if (IsBinaryView(id)) {
+    // The validity, the views, the variadic data buffers, and an int64 array of their sizes.
+    if (array->n_buffers < 3) {
+      return Invalid(path, "ArrowArray.n_buffers: expected at least 3 for ", type->ToString(),
+                     ", found ", array->n_buffers);
+    }
+    SLUICE_RETURN_NOT_OK(CheckCounts(array, array->n_buffers, 0, path, type->ToString()));
   } else {
     SLUICE_RETURN_NOT_OK(CheckCounts(array, BufferCount(id),
                                      static_cast<int64_t>(type->children().size()), path,
@@ -784,6 +837,8 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
         BufferView{data != nullptr ? data : kZeroBytes, data != nullptr && last > 0 ? last : 0};
     return Status::OK();
   }
+
+  if (IsBinaryView(id)) return ImportViews(array, view_offset, view_length, path, out);
 
   if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
     SLUICE_RETURN_NOT_OK(ImportOffsets(array, HasLargeOffsets(id) ? 8 : 4, path, out));

@@ -108,6 +108,8 @@ SLUICE_SIMPLE_TYPE(Utf8, kUtf8)
 SLUICE_SIMPLE_TYPE(LargeUtf8, kLargeUtf8)
 SLUICE_SIMPLE_TYPE(Binary, kBinary)
 SLUICE_SIMPLE_TYPE(LargeBinary, kLargeBinary)
+SLUICE_SIMPLE_TYPE(BinaryView, kBinaryView)
+SLUICE_SIMPLE_TYPE(Utf8View, kUtf8View)
 #undef SLUICE_SIMPLE_TYPE
 
 TypePtr DataType::Timestamp(TimeUnit unit, std::string timezone) {
@@ -297,6 +299,10 @@ std::string_view TypeIdName(TypeId id) {
       return "decimal256";
     case TypeId::kFixedSizeList:
       return "fixed_size_list";
+    case TypeId::kBinaryView:
+      return "binary_view";
+    case TypeId::kUtf8View:
+      return "string_view";
   }
   return "unknown";
 }
@@ -413,6 +419,10 @@ int32_t MaxDecimalPrecision(TypeId id) {
 bool IsBinaryLike(TypeId id) {
   return id == TypeId::kUtf8 || id == TypeId::kLargeUtf8 || id == TypeId::kBinary ||
          id == TypeId::kLargeBinary;
+}
+
+bool IsBinaryView(TypeId id) {
+  return id == TypeId::kBinaryView || id == TypeId::kUtf8View;
 }
 
 bool HasLargeOffsets(TypeId id) {

@@ -95,6 +95,13 @@ class BatchConcatenator::Impl {
       out->buffers[b] = BufferView{locations_[buffer_index_], plan_.buffers[buffer_index_].size};
       ++buffer_index_;
     }
+    out->variadic_buffers.clear();
+    if (IsBinaryView(type.id())) {
+      // The gather's one data buffer, which every view of a long value points into.
+      out->variadic_buffers.push_back(
+          BufferView{locations_[buffer_index_], plan_.buffers[buffer_index_].size});
+      ++buffer_index_;
+    }
     out->children.resize(type.children().size());
     for (size_t c = 0; c < type.children().size(); ++c) {
       Assemble(*type.children()[c].type, &out->children[c]);

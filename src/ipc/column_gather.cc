@@ -511,6 +511,108 @@ class BinaryGather final : public OffsetsNode<Offset, BinaryGather<Offset>> {
   std::vector<const uint8_t*> bytes_end_;  // per source, the end of its data buffer
 };
 
+// ---- Binary view, utf8 view ---------------------------------------------------------------
+
+// Views are copied; the bytes of values over 12 bytes are gathered into one data buffer, and
+// their views point into it (variadic buffer 0). A null row gets an empty view: what a
+// producer left in the view of a null slot is never read.
+class ViewGather final : public GatherNode<ViewGather> {
+ public:
+  void BindChildren() override {
+    views_.resize(sources_.size());
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      const ArrayData& array = *sources_[s];
+      views_[s] = SourceViews{
+          array.buffers[1].data == nullptr ? nullptr : array.buffers[1].data + array.offset * 16,
+          array.variadic_buffers.data(), validity_[s]};
+    }
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    this->PlanNode(selection, plan);
+    plan->buffers.push_back(PlannedBuffer{selection.count * kViewBytes, nullptr, nullptr});
+    int64_t data_size = 0;
+    ForEachSelected(selection, [&](const SourceViews& from, int64_t row) {
+      if (!from.IsNull(row)) data_size += OutOfLineSize(from.view(row));
+    });
+    if (data_size > std::numeric_limits<int32_t>::max()) plan->offsets_overflow = true;
+    plan->buffers.push_back(PlannedBuffer{data_size, nullptr, nullptr});
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    this->WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    const PlannedBuffer& views = plan->buffers[(*buffer_index)++];
+    const PlannedBuffer& data = plan->buffers[(*buffer_index)++];
+    uint8_t* view_out = views.destination;
+    uint8_t* data_out = data.destination;
+    int32_t data_position = 0;
+    ForEachSelected(selection, [&](const SourceViews& from, int64_t row) {
+      if (from.IsNull(row)) {
+        std::memset(view_out, 0, kViewBytes);
+      } else {
+        const uint8_t* view = from.view(row);
+        std::memcpy(view_out, view, kViewBytes);
+        if (const int32_t size = OutOfLineSize(view); size > 0) {
+          int32_t buffer;
+          int32_t start;
+          std::memcpy(&buffer, view + 8, 4);
+          std::memcpy(&start, view + 12, 4);
+          std::memcpy(data_out + data_position, from.variadic[buffer].data + start,
+                      static_cast<size_t>(size));
+          const int32_t zero = 0;
+          std::memcpy(view_out + 8, &zero, 4);
+          std::memcpy(view_out + 12, &data_position, 4);
+          data_position += size;
+        }
+      }
+      view_out += kViewBytes;
+    });
+  }
+
+  int node_count() const override { return 1; }
+  int buffer_count() const override { return 3; }
+
+ private:
+  static constexpr int64_t kViewBytes = 16;
+
+  // A source's views (advanced to its offset), its variadic buffers and its validity.
+  struct SourceViews {
+    const uint8_t* views;
+    const BufferView* variadic;
+    SourceBitmap validity;
+    const uint8_t* view(int64_t row) const { return views + row * kViewBytes; }
+    bool IsNull(int64_t row) const {
+      return validity.data != nullptr && !bits::GetBit(validity.data, validity.offset + row);
+    }
+  };
+
+  // The bytes of a view's value outside the view: its length over 12 bytes, else 0.
+  static int32_t OutOfLineSize(const uint8_t* view) {
+    int32_t size;
+    std::memcpy(&size, view, 4);
+    return size > 12 ? size : 0;
+  }
+
+  // Calls visit(source views, row) for every selected row, in order.
+  template <typename Visit>
+  void ForEachSelected(const RowSelection& selection, Visit&& visit) const {
+    const uint32_t* rows = selection.rows;
+    ForEachEntry(
+        selection, [&](uint32_t source) -> const SourceViews& { return views_[source]; },
+        [&](const SourceViews& from, int64_t i) { visit(from, rows[i]); });
+  }
+  template <typename Visit>
+  void ForEachSelected(const RunSelection& selection, Visit&& visit) const {
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      for (int64_t row = start; row < start + count; ++row) visit(views_[source], row);
+    });
+  }
+
+  std::vector<SourceViews> views_;
+};
+
 // Appends child rows [begin, begin + length) of `source` to `runs`, merged into the last run
 // when they continue it; returns `length` (none when it is not positive).
 int64_t AppendChildRun(uint32_t source, int64_t begin, int64_t length, std::vector<Run>* runs) {
@@ -764,6 +866,9 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
       return std::make_unique<StructGather>(type);
     case TypeId::kFixedSizeList:
       return std::make_unique<FixedSizeListGather>(type);
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View:
+      return std::make_unique<ViewGather>();
   }
   SLUICE_CHECK(false, "unhandled type in ColumnGather::Make");
   return nullptr;

@@ -79,6 +79,10 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
       return {fb::Type::BinaryType, fb::CreateBinaryType(builder).Union()};
     case TypeId::kLargeBinary:
       return {fb::Type::LargeBinaryType, fb::CreateLargeBinaryType(builder).Union()};
+    case TypeId::kBinaryView:
+      return {fb::Type::BinaryViewType, fb::CreateBinaryViewType(builder).Union()};
+    case TypeId::kUtf8View:
+      return {fb::Type::Utf8ViewType, fb::CreateUtf8ViewType(builder).Union()};
     case TypeId::kFixedSizeBinary:
       return {fb::Type::FixedSizeBinaryType,
               fb::CreateFixedSizeBinaryType(builder, type.byte_width()).Union()};
@@ -247,7 +251,7 @@ KeyValueMetadata MetadataFromFlatbuffer(
 }
 
 // Arrow C++'s name (as pyarrow prints it) of a type Sluice does not carry, from the field's type
-// table: "string_view", "list_view", "dense_union"...
+// table: "list_view", "large_list_view", "dense_union"...
 std::string UnsupportedTypeName(const fb::Field& field) {
   switch (field.type_type()) {
     case fb::Type::UnionType:
@@ -255,10 +259,6 @@ std::string UnsupportedTypeName(const fb::Field& field) {
                                                                        : "sparse_union";
     case fb::Type::RunEndEncodedType:
       return "run_end_encoded";
-    case fb::Type::BinaryViewType:
-      return "binary_view";
-    case fb::Type::Utf8ViewType:
-      return "string_view";
     case fb::Type::ListViewType:
       return "list_view";
     case fb::Type::LargeListViewType:
@@ -270,14 +270,8 @@ std::string UnsupportedTypeName(const fb::Field& field) {
 }
 
 Status Unsupported(const fb::Field& field, const std::string& path) {
-  // The view types are what polars writes by default; it writes plain ones when asked.
-  const bool view =
-      field.type_type() == fb::Type::Utf8ViewType || field.type_type() == fb::Type::BinaryViewType;
-  return Status::NotImplemented(
-      "field '", path, "': ", UnsupportedTypeName(field), " is not supported by Sluice",
-      view ? " (polars writes it by default; write_ipc_stream(..., "
-             "compat_level=polars.CompatLevel.oldest()) writes large_string and large_binary)"
-           : "");
+  return Status::NotImplemented("field '", path, "': ", UnsupportedTypeName(field),
+                                " is not supported by Sluice");
 }
 
 Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
@@ -424,6 +418,12 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
       break;
     case fb::Type::LargeBinaryType:
       type = DataType::LargeBinary();
+      break;
+    case fb::Type::BinaryViewType:
+      type = DataType::BinaryView();
+      break;
+    case fb::Type::Utf8ViewType:
+      type = DataType::Utf8View();
       break;
     case fb::Type::FixedSizeBinaryType: {
       const int width = field->type_as_FixedSizeBinaryType()->byte_width();

@@ -56,7 +56,8 @@ ColumnPlan PlanColumn(const DataType& type) {
   plan.type = &type;
   const TypeId id = type.id();
   plan.buffer_count = BufferCount(id);
-  if (!type.children().empty()) {
+  if (!type.children().empty() || IsBinaryView(id)) {
+    // (A view column's buffer count varies by block: its variadic buffers.)
     plan.kind = ColumnKind::kNested;
   } else if (id == TypeId::kNull) {
     plan.kind = ColumnKind::kNull;
@@ -143,7 +144,8 @@ struct CachedSchema {
   std::string bytes;  // the Schema flatbuffer, which is the cache key
   SchemaPtr schema;
   int node_count = 0;
-  int buffer_count = 0;
+  int buffer_count = 0;  // without the variadic buffers of view fields
+  int view_count = 0;    // binary_view and utf8_view fields, nested ones included
   std::vector<ColumnPlan> columns;
   bool all_flat = true;  // no nested column: blocks take the short path (AssembleFlatBlock)
   FlatColumns flat;
@@ -172,6 +174,12 @@ int CountNodes(const DataType& type) {
 int CountBuffers(const DataType& type) {
   int count = BufferCount(type.id());
   for (const Field& child : type.children()) count += CountBuffers(*child.type);
+  return count;
+}
+
+int CountViews(const DataType& type) {
+  int count = IsBinaryView(type.id()) ? 1 : 0;
+  for (const Field& child : type.children()) count += CountViews(*child.type);
   return count;
 }
 
@@ -493,6 +501,7 @@ class SegmentDecoder::Impl {
     for (const Field& field : entry->schema->fields()) {
       entry->node_count += CountNodes(*field.type);
       entry->buffer_count += CountBuffers(*field.type);
+      entry->view_count += CountViews(*field.type);
       entry->columns.push_back(PlanColumn(*field.type));
       entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
       entry->flat.Add(entry->columns.back(), static_cast<uint32_t>(entry->columns.size() - 1),
@@ -500,6 +509,8 @@ class SegmentDecoder::Impl {
       AppendBufferReads(*field.type, &next_buffer, &entry->reads);
     }
     if (!entry->all_flat) entry->flat = FlatColumns{};
+    // Buffer indices after a view field depend on each block's variadic buffers.
+    if (entry->view_count > 0) entry->reads.clear();
     // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
     if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
     schema_cache_.push_back(std::move(entry));
@@ -600,10 +611,26 @@ class SegmentDecoder::Impl {
     }
     const int64_t node_count = nodes != nullptr ? nodes->size() : 0;
     const int64_t buffer_count = buffers != nullptr ? buffers->size() : 0;
-    if (node_count != current_->node_count || buffer_count != current_->buffer_count) {
+    // Each view field's variadic buffers come after its views, as many as the batch says.
+    int64_t expected_buffers = current_->buffer_count;
+    variadic_counts_ = batch->variadic_buffer_counts();
+    const int64_t variadic_entries = variadic_counts_ != nullptr ? variadic_counts_->size() : 0;
+    if (variadic_entries != current_->view_count) {
+      return CorruptAt(message.start, "the batch has ", variadic_entries,
+                       " variadic buffer counts; its schema has ", current_->view_count,
+                       " view fields");
+    }
+    for (int64_t v = 0; v < variadic_entries; ++v) {
+      const int64_t count = variadic_counts_->Get(static_cast<flatbuffers::uoffset_t>(v));
+      if (count < 0 || count > buffer_count) {
+        return CorruptAt(message.start, "view field ", v, " has ", count, " variadic buffers");
+      }
+      expected_buffers += count;
+    }
+    if (node_count != current_->node_count || buffer_count != expected_buffers) {
       return CorruptAt(message.start, "the batch has ", node_count, " field nodes and ",
                        buffer_count, " buffers; its schema needs ", current_->node_count, " and ",
-                       current_->buffer_count);
+                       expected_buffers);
     }
 
     CompressionCodec codec = CompressionCodec::kNone;
@@ -664,6 +691,7 @@ class SegmentDecoder::Impl {
                          std::vector<ArrayData>* columns) {
     node_index_ = 0;
     buffer_index_ = 0;
+    view_index_ = 0;
     nodes_ = nodes;
     offsets32_.clear();
     offsets64_.clear();
@@ -1155,6 +1183,14 @@ class SegmentDecoder::Impl {
     out->null_count = null_count;
     const int buffer_count = BufferCount(type.id());
     for (int b = 0; b < buffer_count; ++b) out->buffers[b] = views_[buffer_index_++];
+    out->variadic_buffers.clear();
+    if (IsBinaryView(type.id())) {
+      const int64_t variadic =
+          variadic_counts_->Get(static_cast<flatbuffers::uoffset_t>(view_index_++));
+      for (int64_t v = 0; v < variadic; ++v) {
+        out->variadic_buffers.push_back(views_[buffer_index_++]);
+      }
+    }
     if (type.id() == TypeId::kNull) {
       out->null_count = length;  // some writers say 0; a null array is all nulls
     } else if (out->buffers[0].size == 0) {
@@ -1278,6 +1314,8 @@ class SegmentDecoder::Impl {
   AlignedBuffer metadata_copy_;  // metadata that arrived misaligned
   int64_t node_index_ = 0;
   int64_t buffer_index_ = 0;
+  int64_t view_index_ = 0;  // the next view field's entry in variadic_counts_
+  const flatbuffers::Vector<int64_t>* variadic_counts_ = nullptr;  // of the block being assembled
 };
 
 SegmentDecoder::SegmentDecoder(const SegmentDecoderOptions& options)

@@ -50,6 +50,7 @@ class SegmentEncoder::Impl {
       columns_.push_back(ipc::ColumnGather::Make(*field.type));
       node_count_ += columns_.back()->node_count();
       buffer_count_ += columns_.back()->buffer_count();
+      view_count_ += CountViews(*field.type);
     }
     column_sources_.resize(columns_.size());
     codec_ = options.codec;
@@ -188,6 +189,14 @@ class SegmentEncoder::Impl {
     return Status::OK();
   }
 
+  // The binary_view and utf8_view fields of `type` and its children (each has an entry in a
+  // RecordBatch's variadic buffer counts).
+  static size_t CountViews(const DataType& type) {
+    size_t count = IsBinaryView(type.id()) ? 1 : 0;
+    for (const Field& child : type.children()) count += CountViews(*child.type);
+    return count;
+  }
+
   static int64_t UncompressedBytes(const ipc::BlockPlan& plan) {
     int64_t bytes = 0;
     for (const auto& buffer : plan.buffers) bytes += buffer.size;
@@ -203,6 +212,11 @@ class SegmentEncoder::Impl {
     std::vector<fb::Buffer> buffers(static_cast<size_t>(buffer_count_), fb::Buffer(0, 0));
     auto nodes_offset = builder.CreateVectorOfStructs(nodes);
     auto buffers_offset = builder.CreateVectorOfStructs(buffers);
+    // Every view column's values over 12 bytes are gathered into one data buffer.
+    flatbuffers::Offset<flatbuffers::Vector<int64_t>> variadic_offset;
+    if (view_count_ > 0) {
+      variadic_offset = builder.CreateVector(std::vector<int64_t>(view_count_, 1));
+    }
     flatbuffers::Offset<fb::BodyCompression> compression;
     if (codec_ != CompressionCodec::kNone) {
       compression =
@@ -213,6 +227,7 @@ class SegmentEncoder::Impl {
     batch.add_nodes(nodes_offset);
     batch.add_buffers(buffers_offset);
     if (codec_ != CompressionCodec::kNone) batch.add_compression(compression);
+    if (view_count_ > 0) batch.add_variadic_buffer_counts(variadic_offset);
     auto batch_offset = batch.Finish();
     auto message = fb::CreateMessage(builder, fb::MetadataVersion::V5,
                                      fb::MessageHeader::RecordBatch, batch_offset.Union(), 0);
@@ -308,6 +323,7 @@ class SegmentEncoder::Impl {
   std::unique_ptr<Compressor> compressor_;
   std::vector<std::unique_ptr<ipc::ColumnGather>> columns_;
   int node_count_ = 0;
+  size_t view_count_ = 0;  // binary_view and utf8_view fields, nested ones included
   int buffer_count_ = 0;
 
   AlignedBuffer schema_message_;

@@ -296,6 +296,14 @@ class ColumnHasher {
       case TypeId::kUtf8:
       case TypeId::kBinary:
         return UpdateBinary<int32_t>(array, rows, states);
+      case TypeId::kBinaryView:
+      case TypeId::kUtf8View:
+        // The bytes, as utf8 and binary hash them: a value lands where its plain form does.
+        return UpdateVariable(array, rows, states, [&array](int64_t i, State seed) {
+          const std::string_view value = array.view_value(i - array.offset);
+          return HashStringBytes<Hash>(reinterpret_cast<const uint8_t*>(value.data()),
+                                       static_cast<int64_t>(value.size()), seed);
+        });
       case TypeId::kLargeUtf8:
       case TypeId::kLargeBinary:
         return UpdateBinary<int64_t>(array, rows, states);

@@ -152,6 +152,22 @@ struct BytesReader {
   const char* bytes;
 };
 
+// binary_view and utf8_view, read as the bytes they hold (physical index, as the others).
+struct ViewBytesReader {
+  ViewBytesReader(const ArrayData& array, bool /*descending*/)
+      : views(array.buffers[1].data), variadic(array.variadic_buffers.data()) {}
+  std::string_view operator()(int64_t i) const {
+    const uint8_t* view = views + i * 16;
+    const auto size = bits::LoadUnaligned<int32_t>(view);
+    if (size <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size)};
+    const BufferView& buffer = variadic[bits::LoadUnaligned<int32_t>(view + 8)];
+    return {reinterpret_cast<const char*>(buffer.data) + bits::LoadUnaligned<int32_t>(view + 12),
+            static_cast<size_t>(size)};
+  }
+  const uint8_t* views;
+  const BufferView* variadic;
+};
+
 struct FixedBytesReader {
   FixedBytesReader(const ArrayData& array, bool /*descending*/)
       : bytes(reinterpret_cast<const char*>(array.buffers[1].data)),
@@ -463,6 +479,9 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
       return MakeBytesKey<BytesReader<int64_t>>(bounds, order, linear);
     case TypeId::kFixedSizeBinary:
       return MakeBytesKey<FixedBytesReader>(bounds, order, linear);
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View:
+      return MakeBytesKey<ViewBytesReader>(bounds, order, linear);
     case TypeId::kIntervalMonthDayNano:
       // Months, days and nanoseconds have no one order (a month is not a number of days), as
       // Spark's CalendarInterval has none.
@@ -477,7 +496,8 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
                                 bounds.type->ToString(),
                                 " is not supported: only flat types (booleans, integers, floats, "
                                 "dates, times, timestamps, durations, year-month and day-time "
-                                "intervals, decimals, strings, binaries) can be compared");
+                                "intervals, decimals, strings, binaries and their views) can be "
+                                "compared");
 }
 
 class RangePartitioner final : public Partitioner {

@@ -95,6 +95,12 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
   switch (array.type->id()) {
     case TypeId::kNull:
       return seed;
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View: {
+      const std::string_view bytes = array.view_value(row);
+      return Hash::HashBytes(reinterpret_cast<const uint8_t*>(bytes.data()),
+                             static_cast<int64_t>(bytes.size()), seed);
+    }
     case TypeId::kBoolean:
       return Hash::HashInt(bits::GetBit(data, i) ? 1 : 0, seed);
     case TypeId::kInt8:

@@ -59,6 +59,9 @@ std::string_view BytesAt(const ArrayData& array, int64_t row) {
       const auto* offsets = reinterpret_cast<const int64_t*>(array.buffers[1].data);
       return {bytes + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i])};
     }
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View:
+      return array.view_value(row);
     default: {
       const int64_t width = array.type->byte_width();
       return {reinterpret_cast<const char*>(array.buffers[1].data) + i * width,

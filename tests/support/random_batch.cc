@@ -49,6 +49,8 @@ std::vector<TypePtr> AllLeafTypes() {
       DataType::Decimal64(15, 3),
       DataType::Decimal256(10, 0),
       DataType::Decimal256(50, 5),
+      DataType::BinaryView(),
+      DataType::Utf8View(),
   };
 }
 
@@ -243,6 +245,14 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
     case TypeId::kFixedSizeBinary:
       builder.AppendString(RandomBytes(rng, type.byte_width(), false));
       break;
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View: {
+      // Up to three times the string length: inline values (12 bytes at most) and values in
+      // the data buffer.
+      std::uniform_int_distribution<int> length(0, 3 * options.max_string_length);
+      builder.AppendString(RandomBytes(rng, length(rng), type.id() == TypeId::kUtf8View));
+      break;
+    }
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kMap: {

@@ -71,6 +71,7 @@ class ArrayBuilder {
   void Reset();
 
  private:
+  void AppendView(const void* data, int64_t size);
   void MarkValid();
   void MarkNull();
   void AppendBit(bool value);

@@ -7,8 +7,10 @@
 //
 // Buffers follow Arrow's order: buffers[0] is the validity bitmap (null data means all valid),
 // then for fixed-width types buffers[1] holds values; for binary-like types buffers[1] holds
-// offsets and buffers[2] the bytes; for list, large list and map buffers[1] holds offsets; struct
-// has only the validity bitmap; null has none. `offset` is a logical index into every buffer of
+// offsets and buffers[2] the bytes; for binary_view and utf8_view buffers[1] holds the 16-byte
+// views and `variadic_buffers` the data buffers the views of values over 12 bytes point into;
+// for list, large list and map buffers[1] holds offsets; struct has only the validity bitmap;
+// null has none. `offset` is a logical index into every buffer of
 // this array (not its children), as in the Arrow C Data Interface.
 //
 // One rule differs from the C Data Interface and keeps every kernel simple: a struct's children
@@ -18,6 +20,8 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "sluice/base/bit_ops.h"
@@ -42,6 +46,8 @@ struct ArrayData {
   int64_t null_count = 0;
   std::array<BufferView, 3> buffers{};
   std::vector<ArrayData> children;
+  /// The data buffers of a view type (binary_view, utf8_view); empty for every other type.
+  std::vector<BufferView> variadic_buffers;
 
   ArrayData() = default;
   /// A childless array at offset 0.
@@ -57,6 +63,7 @@ struct ArrayData {
         null_count(other.null_count),
         buffers(other.buffers) {
     if (!other.children.empty()) children = other.children;
+    if (!other.variadic_buffers.empty()) variadic_buffers = other.variadic_buffers;
   }
   ArrayData(ArrayData&&) noexcept = default;
   ArrayData& operator=(const ArrayData&) = default;
@@ -74,6 +81,7 @@ struct ArrayData {
     null_count = new_null_count;
     buffers = new_buffers;
     if (!children.empty()) children.clear();
+    if (!variadic_buffers.empty()) variadic_buffers.clear();
   }
 
   /// Returns true when slot `index` (0-based from this view's start) is not null.
@@ -96,6 +104,21 @@ struct ArrayData {
   }
   /// Returns the bytes of a binary-like array (buffers[2]); offsets index into it.
   const uint8_t* value_bytes() const { return buffers[2].data; }
+  /// Returns value `index` (from this view's start) of a binary_view or utf8_view array, whose
+  /// views have been validated (ValidateArray).
+  std::string_view view_value(int64_t index) const {
+    const uint8_t* view = buffers[1].data + (offset + index) * 16;
+    int32_t size;
+    std::memcpy(&size, view, 4);
+    if (size <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size)};
+    int32_t buffer;
+    int32_t start;
+    std::memcpy(&buffer, view + 8, 4);
+    std::memcpy(&start, view + 12, 4);
+    return {
+        reinterpret_cast<const char*>(variadic_buffers[static_cast<size_t>(buffer)].data) + start,
+        static_cast<size_t>(size)};
+  }
 
   /// Returns a view of rows [start, start + count). Children are shared as they are, which is
   /// how Arrow slices; null_count is recomputed from the bitmap.

@@ -61,6 +61,8 @@ enum class TypeId : uint8_t {
   kDecimal64,             ///< 8-byte unscaled value.
   kDecimal256,            ///< 32-byte unscaled value.
   kFixedSizeList,         ///< `list_size` elements of one child per row; no offsets.
+  kBinaryView,  ///< 16-byte views: inline values of <= 12 bytes, else into variadic buffers.
+  kUtf8View,    ///< kBinaryView holding UTF-8.
 };
 
 /// The resolution of a timestamp.
@@ -143,6 +145,8 @@ class DataType {
   static TypePtr Binary();
   static TypePtr LargeBinary();
   static TypePtr FixedSizeBinary(int32_t byte_width);
+  static TypePtr BinaryView();
+  static TypePtr Utf8View();
   /// Builds list<item>. The element field is named "item" unless given whole.
   static TypePtr List(TypePtr element, bool element_nullable = true);
   static TypePtr List(Field element);
@@ -204,11 +208,16 @@ int32_t MaxDecimalPrecision(TypeId id);
 /// Returns true for utf8, binary and their large variants.
 bool IsBinaryLike(TypeId id);
 
+/// Returns true for binary_view and utf8_view: 16-byte views and variadic data buffers
+/// (ArrayData::variadic_buffers).
+bool IsBinaryView(TypeId id);
+
 /// Returns true for large_utf8, large_binary and large_list (64-bit offsets).
 bool HasLargeOffsets(TypeId id);
 
 /// Returns the number of buffers an array of this type has in Arrow's layout, the validity
-/// bitmap included: 0 for null, 1 for struct and fixed-size list, 2 for fixed-width, list and map,
+/// bitmap included: 0 for null, 1 for struct and fixed-size list, 2 for fixed-width, list and map
+/// (and the validity and views of a view type, whose variadic buffers come after them),
 /// 3 for binary-like.
 int BufferCount(TypeId id);
 
