@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, List, Optional, Sequence, Union
 import pyarrow as pa
 
 from sluice.reader import read_partitions
-from sluice.writer import MapOutput, MapWriter, _batches, _plain_schema
+from sluice.writer import MapOutput, MapWriter, _batches
 
 Input = Union[pa.Table, pa.RecordBatch, pa.RecordBatchReader, str, os.PathLike, Any]
 
@@ -142,6 +142,4 @@ def shuffle(inputs: Iterable[Input], keys: Optional[Sequence[str]] = None, parti
             progress.update(map_id + 1, rows)
     finally:
         progress.finish()
-    # Read back as the engine carried it (view types as their plain forms).
-    return ShuffleResult(data_paths, outputs, partitions, _plain_schema(schema),
-                         dict(read_settings or {}))
+    return ShuffleResult(data_paths, outputs, partitions, schema, dict(read_settings or {}))

@@ -70,31 +70,6 @@ def _batches(data):
         f"{type(data).__module__}.{type(data).__qualname__}")
 
 
-def _plain_type(type_: pa.DataType) -> pa.DataType:
-    """`type_` with its view types (string_view, binary_view, which polars writes by default) as
-    their large plain forms, which the engine takes; other types unchanged."""
-    if type_ == pa.string_view():
-        return pa.large_string()
-    if type_ == pa.binary_view():
-        return pa.large_binary()
-    if pa.types.is_list(type_) or pa.types.is_large_list(type_):
-        make = pa.list_ if pa.types.is_list(type_) else pa.large_list
-        return make(type_.value_field.with_type(_plain_type(type_.value_type)))
-    if pa.types.is_struct(type_):
-        return pa.struct([type_.field(i).with_type(_plain_type(type_.field(i).type))
-                          for i in range(type_.num_fields)])
-    if pa.types.is_map(type_):
-        return pa.map_(type_.key_field.with_type(_plain_type(type_.key_type)),
-                       type_.item_field.with_type(_plain_type(type_.item_type)),
-                       keys_sorted=type_.keys_sorted)
-    return type_
-
-
-def _plain_schema(schema: pa.Schema) -> pa.Schema:
-    return pa.schema([field.with_type(_plain_type(field.type)) for field in schema],
-                     metadata=schema.metadata)
-
-
 def _check_fields(expected, batch):
     """Raises ValueError (columns, names, nullability) or TypeError (types) naming the first
     column where `batch` differs from the writer's `expected` schema, before native code reads
@@ -167,11 +142,7 @@ class MapWriter(_NativeWriter):
         if not isinstance(schema, pa.Schema):
             raise TypeError(f"MapWriter takes a pyarrow Schema (or an object with "
                             f"__arrow_c_schema__); got {type(schema).__qualname__}")
-        # Batches must have `schema`; the engine is given it with view types as their plain
-        # forms (each batch is cast, which copies the strings of a view column).
         self.schema = schema
-        plain = _plain_schema(schema)
-        self._native_schema = schema if plain.equals(schema) else plain
         self._options = _options(settings)
         try:
             if range_bounds is not None:
@@ -182,7 +153,7 @@ class MapWriter(_NativeWriter):
                 check(library.sluice_map_writer_options_set_range_bounds(
                     self._options, ctypes.byref(c_schema), ctypes.byref(c_array)))
             c_schema = ArrowSchema()
-            self._native_schema._export_to_c(ctypes.addressof(c_schema))
+            schema._export_to_c(ctypes.addressof(c_schema))
             check(library.sluice_map_writer_open(
                 self._options, ctypes.byref(c_schema), ctypes.byref(self._writer)))
         finally:
@@ -200,9 +171,6 @@ class MapWriter(_NativeWriter):
             raise ValueError("this MapWriter is finished; open another for more rows")
         for batch in _batches(data):
             _check_fields(self.schema, batch)
-            if self._native_schema is not self.schema and not batch.schema.equals(
-                    self._native_schema):
-                batch = batch.cast(self._native_schema)
             c_schema, c_array = ArrowSchema(), ArrowArray()
             batch._export_to_c(ctypes.addressof(c_array), ctypes.addressof(c_schema))
             check(library.sluice_map_writer_write(

@@ -55,6 +55,12 @@ TABLES = {
         "d32": pa.array([1, None, -99999], pa.decimal32(7, 2)), "d64": pa.array([None, 5, 7], pa.decimal64(15, 3)),
         "d256": pa.array([10**45, None, -(10**50)], pa.decimal256(60, 0)),
     }),
+    # Views inline and out of line, in nested columns too (variadic buffer counts).
+    "views": pa.table({
+        "s": pa.array(["short", None, "a value longer than twelve bytes", ""], pa.string_view()),
+        "b": pa.array([b"\x00" * 20, b"ab", None, b"\xff" * 13], pa.binary_view()),
+        "l": pa.array([["x" * 15, None], None, [], ["y"]], pa.list_(pa.string_view())),
+    }),
     # Field metadata at several levels, an extension type among it (custom_metadata tables).
     "metadata": pa.table({
         "id": pa.ExtensionArray.from_storage(pa.uuid(), pa.array([b"0123456789abcdef", None], pa.binary(16))),

@@ -44,6 +44,8 @@ LEAF_TYPES = [
     pa.decimal64(15, 3),
     pa.decimal256(10, 0),
     pa.decimal256(50, 5),
+    pa.string_view(),
+    pa.binary_view(),
 ]
 
 
@@ -108,6 +110,11 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
         return "".join(rng.choice("abcdefghij€😁") for _ in range(rng.randint(0, 12)))
     if pa.types.is_binary(data_type) or pa.types.is_large_binary(data_type):
         return bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 12)))
+    # Views: inline values (12 bytes at most) and longer ones, in the data buffers.
+    if pa.types.is_string_view(data_type):
+        return "".join(rng.choice("abcdefghij€😁") for _ in range(rng.randint(0, 30)))
+    if pa.types.is_binary_view(data_type):
+        return bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 40)))
     if pa.types.is_map(data_type):
         return [
             (random_value(rng, data_type.key_type, nullable=False), random_value(rng, data_type.item_field.type, data_type.item_field.nullable))
@@ -134,3 +141,26 @@ def random_table(schema, rows, seed):
         values = [random_value(rng, field.type, field.nullable) for _ in range(rows)]
         columns.append(pa.array(values, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def take_rows(table, indices):
+    """Rows `indices` of `table`, in order. (pyarrow's take has no kernel for the view types:
+    the rows are sliced, contiguous ones together, and concatenated.)"""
+    pieces = []
+    start = previous = None
+    for index in indices:
+        if previous is not None and index == previous + 1:
+            previous = index
+            continue
+        if start is not None:
+            pieces.append(table.slice(start, previous - start + 1))
+        start = previous = index
+    if start is not None:
+        pieces.append(table.slice(start, previous - start + 1))
+    return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
+
+
+def sort_rows(table, column):
+    """`table` sorted by `column` (Table.sort_by, which takes rows with pyarrow's take)."""
+    import pyarrow.compute as pc
+    return take_rows(table, pc.sort_indices(table, [(column, "ascending")]).to_pylist())

@@ -6,7 +6,7 @@ import pyarrow as pa
 
 import sluice
 
-from arrow_data import random_table
+from arrow_data import random_table, take_rows
 
 PARTITIONS = 5
 
@@ -28,7 +28,7 @@ def with_row_numbers(table):
 def partition_rows(table, partition):
     """The rows of `table` that partition `partition` holds, in order."""
     ids = table.column("pid").to_pylist()
-    return table.take(pa.array([i for i, p in enumerate(ids) if p == partition], pa.int64()))
+    return take_rows(table, [i for i, p in enumerate(ids) if p == partition])
 
 
 def map_output_segments(tmp_path, table, codec, **settings):

@@ -19,7 +19,7 @@ import pyarrow.ipc
 import pytest
 import sluice
 
-from arrow_data import all_types_schema, random_table
+from arrow_data import all_types_schema, random_table, take_rows
 from segments import (compact_codec, decompress_with_tool, read_segment, refers_to_schema,
                       schema_message)
 
@@ -45,7 +45,7 @@ def with_partition_ids(table):
 
 
 def expected(table, partition):
-    return table.take(pa.array(range(partition, table.num_rows, PARTITIONS)))
+    return take_rows(table, range(partition, table.num_rows, PARTITIONS))
 
 
 def write(tmp_path, table, codec, **settings):

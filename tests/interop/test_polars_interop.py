@@ -6,9 +6,9 @@ keeps its own types: String for every string type, Datetime for date64). Where p
 type for a column (month_day_nano intervals, decimal256) it refuses the segment with an error,
 never misreads it.
 
-The other way: what polars writes with `compat_level=CompatLevel.oldest()` (plain strings and
-binaries) `sluice write` shuffles and `sluice read` returns unchanged. polars' default writes
-string_view, which Sluice does not carry yet: `sluice write` refuses it by name.
+The other way: what polars writes, with its default string_view and binary_view or with
+`compat_level=CompatLevel.oldest()` (plain strings and binaries), `sluice write` shuffles and
+`sluice read` returns unchanged, view types kept; a value lands where its plain form does.
 """
 
 import os
@@ -17,6 +17,7 @@ import subprocess
 import polars as pl
 import pyarrow as pa
 import pytest
+import sluice
 
 from arrow_data import all_types_schema, random_table
 from map_outputs import PARTITIONS, keyed_table, map_output_segments, partition_rows
@@ -125,13 +126,42 @@ def test_sluice_shuffles_what_polars_writes_with_plain_strings(tmp_path):
 
 
 @pytest.mark.skipif(CLI is None, reason="SLUICE_CLI names the sluice tool")
-def test_polars_default_string_views_are_refused_by_name(tmp_path):
+def polars_frame_of_views(rows):
+    """A polars frame as polars makes it by default: string_view and binary_view columns whose
+    values are inline (12 bytes at most) or in several data buffers, with nulls."""
+    return pl.DataFrame({
+        "id": list(range(rows)),
+        "name": [None if i % 13 == 0 else "name-" + "x" * (i % 40) + str(i) for i in range(rows)],
+        "blob": [bytes([i % 251]) * (i % 33) for i in range(rows)],
+    })
+
+
+def test_sluice_write_and_read_keep_polars_default_views(tmp_path):
+    frame = polars_frame_of_views(60_000)
     source = tmp_path / "polars.arrow"
-    pl.DataFrame({"id": [1, 2], "name": ["a", "b"]}).write_ipc_stream(source)
-    result = subprocess.run([CLI, "write", str(source), "--output-dir", str(tmp_path / "out"),
-                             "--partitions", "2", "--keys", "id"], capture_output=True)
-    assert result.returncode != 0
-    message = result.stderr.decode()
-    assert "field 'name': string_view is not supported" in message, message
-    assert "CompatLevel.oldest()" in message, message
-    assert not (tmp_path / "out" / "shuffle_0_0_0.data").exists()
+    frame.write_ipc_stream(source)
+    assert str(pa.ipc.open_stream(source).schema.field("name").type) == "string_view"
+    subprocess.run([CLI, "write", str(source), "--output-dir", str(tmp_path / "out"),
+                    "--partitions", "7", "--keys", "id", "--codec", "lz4"],
+                   check=True, capture_output=True)
+    back = tmp_path / "back.arrow"
+    subprocess.run([CLI, "read", str(tmp_path / "out"), "--partition", "0-6", "--output",
+                    str(back)], check=True, capture_output=True)
+    schema = pa.ipc.open_stream(back).schema
+    assert [str(field.type) for field in schema] == ["int64", "string_view", "binary_view"]
+    got = pl.read_ipc_stream(back).sort("id")
+    assert got.equals(frame)
+    # Partitioned by the bytes: each row where its large_string form goes.
+    plain = pa.Table.from_batches(pa.ipc.open_stream(source)).cast(
+        pa.schema([("id", pa.int64()), ("name", pa.large_string()), ("blob", pa.large_binary())]))
+    with sluice.MapWriter(plain.schema, data_path=str(tmp_path / "plain.data"), partitions=7,
+                          keys=["name"], overwrite=True, spark_files=True) as writer:
+        writer.write(plain)
+    with sluice.MapWriter(schema, data_path=str(tmp_path / "views.data"),
+                          partitions=7, keys=["name"], overwrite=True, spark_files=True) as writer:
+        writer.write(frame)  # through __arrow_c_stream__: polars' buffers, not copied
+    for p in range(7):
+        from_plain = sluice.read_partitions([str(tmp_path / "plain.data")], p, p + 1).read_all()
+        from_views = sluice.read_partitions([str(tmp_path / "views.data")], p, p + 1).read_all()
+        assert from_views.schema.field("name").type == pa.string_view()
+        assert from_views.cast(plain.schema).equals(from_plain), f"partition {p}"

@@ -864,7 +864,7 @@ TEST(ColumnHashTest, DayTimeIntervalsBeyondALongOfMicrosecondsWrap) {
 
 // One value in several physical encodings lands in the same partition: decimals of every width
 // (at the same precision), a half float and the float it widens to, date64 of a whole day and
-// date32.
+// date32, a string or binary in every one of its encodings.
 TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   for (const int64_t unscaled : {int64_t{0}, int64_t{-1}, int64_t{123456789}, int64_t{-99999}}) {
     std::vector<Field> fields;
@@ -919,6 +919,27 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   const RecordBatch batch = floats.Finish();
   EXPECT_EQ(MurmurOf(batch, {0}), MurmurOf(batch, {1}));
   EXPECT_EQ(MurmurOf(batch, {2}), MurmurOf(batch, {3}));
+
+  // The same strings and bytes as utf8, large_utf8 and utf8_view, binary, large_binary and
+  // binary_view (inline and out-of-line views), nulls included.
+  const std::vector<TypePtr> string_types = {DataType::Utf8(),        DataType::LargeUtf8(),
+                                             DataType::Utf8View(),    DataType::Binary(),
+                                             DataType::LargeBinary(), DataType::BinaryView()};
+  std::vector<Field> string_fields;
+  for (const TypePtr& type : string_types) {
+    string_fields.push_back(MakeField(type->ToString(), type));
+  }
+  BatchMaker strings(string_fields);
+  for (const char* value :
+       {"", "short", "exactly12byt", "thirteen byte", "a longer value, 29 bytes"}) {
+    for (size_t c = 0; c < string_fields.size(); ++c) strings[c].AppendString(value);
+  }
+  for (size_t c = 0; c < string_fields.size(); ++c) strings[c].AppendNull();
+  const RecordBatch string_batch = strings.Finish();
+  for (int c = 1; c < static_cast<int>(string_fields.size()); ++c) {
+    EXPECT_EQ(MurmurOf(string_batch, {c}), MurmurOf(string_batch, {0})) << string_fields[c].name;
+    EXPECT_EQ(XxOf(string_batch, {c}), XxOf(string_batch, {0})) << string_fields[c].name;
+  }
 }
 
 TEST(ColumnHashPropertyTest, AllTypesSchemaEqualsScalarReference) {
