@@ -32,7 +32,8 @@
 namespace {
 
 // Formats and the physical layout a correct producer gives them. `width` is bytes per value of
-// buffer 1 (0: none; -1: bits; -4, -8: 32- or 64-bit offsets followed by a data buffer).
+// buffer 1 (0: none; -1: bits; -4, -8: 32- or 64-bit offsets followed by a data buffer; -16:
+// 16-byte views, one variadic data buffer and the buffer of its size).
 struct Format {
   const char* text;
   int buffers;
@@ -57,7 +58,7 @@ constexpr Format kFormats[] = {
     {"+m", 2, -4, 1},         {"e", 2, 2, 0},
     {"tdm", 2, 8, 0},         {"ttu", 2, 8, 0},
     {"tDs", 2, 8, 0},         {"tiM", 2, 4, 0},
-    {"vu", 2, 16, 0},         {"+w:2", 1, 0, 1},
+    {"vu", 4, -16, 0},        {"+w:2", 1, 0, 1},
     {"+r", 0, 0, 2},          {"+ud:0,1", 2, 4, 2},
     {"+us:0", 1, 1, 1},       {"d:5,2,256", 2, 32, 0},
     {"d:4,1,32", 2, 4, 0},    {"+vl", 3, 4, 1},
@@ -66,6 +67,7 @@ constexpr Format kFormats[] = {
     {"tDn", 2, 8, 0},         {"tiD", 2, 8, 0},
     {"tin", 2, 16, 0},        {"d:15,3,64", 2, 8, 0},
     {"d:60,5,256", 2, 32, 0}, {"+w:3", 1, 0, 1},
+    {"vz", 4, -16, 0},
 };
 constexpr int kFormatCount = static_cast<int>(sizeof(kFormats) / sizeof(kFormats[0]));
 constexpr int kMaxDepth = 4;
@@ -211,6 +213,35 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
     uint8_t* values = arena.Buffer(bytes);
     program.Fill(values, std::min<size_t>(bytes, 256));
     if (format.buffers >= 2) buffers[1] = values;
+  } else if (format.width == -16) {
+    // Views of 0..23 bytes: inline, or into the one data buffer at an offset from the program
+    // (past its end at times), with the prefix copied or not.
+    constexpr size_t kDataBytes = 64;
+    uint8_t* data = arena.Buffer(kDataBytes);
+    program.Fill(data, kDataBytes);
+    uint8_t* views = arena.Buffer(static_cast<size_t>(slots) * 16);
+    for (int64_t i = 0; i < slots; ++i) {
+      uint8_t* view = views + i * 16;
+      const int32_t size = program.Byte() % 24;
+      std::memcpy(view, &size, 4);
+      if (size <= 12) {
+        program.Fill(view + 4, static_cast<size_t>(size));
+        continue;
+      }
+      const int32_t start = program.Byte() % 56;
+      const int32_t buffer = (perturb & 64) ? program.Byte() % 2 : 0;
+      std::memcpy(view + 4, data + start, 4);
+      if (perturb & 32) view[4] ^= program.Byte();
+      std::memcpy(view + 8, &buffer, 4);
+      std::memcpy(view + 12, &start, 4);
+    }
+    auto* sizes = reinterpret_cast<int64_t*>(arena.Buffer(8));
+    // A smaller size than the buffer's, never a larger one: a producer that overstates a
+    // buffer cannot be caught by any importer.
+    *sizes = (perturb & 16) ? program.Byte() % (kDataBytes + 1) : static_cast<int64_t>(kDataBytes);
+    buffers[1] = views;
+    buffers[2] = data;
+    if (buffers.size() > 3) buffers[3] = sizes;
   } else if (format.width < 0) {
     const bool wide = format.width == -8;
     const size_t count = static_cast<size_t>(slots) + 1;
