@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/base/check.h"
+
 namespace sluice {
 
 namespace {
@@ -100,6 +102,10 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
       }
       return true;
     }
+    case TypeId::kBinaryView:
+    case TypeId::kUtf8View:
+      return left.view_value(left_row) == right.view_value(right_row) ||
+             Fail(difference, path, left_row, "bytes differ");
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kMap:
@@ -124,6 +130,7 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
     }
     default: {
       const int64_t width = BitWidth(*left.type) / 8;
+      SLUICE_DCHECK(IsFixedWidth(id));
       const uint8_t* a = left.buffers[1].data + (left.offset + left_row) * width;
       const uint8_t* b = right.buffers[1].data + (right.offset + right_row) * width;
       if (std::memcmp(a, b, static_cast<size_t>(width)) != 0) {

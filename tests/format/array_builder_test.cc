@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sluice/format/array_compare.h"
+#include "sluice/format/array_validate.h"
 #include "support/random_batch.h"
 
 namespace sluice {
@@ -63,6 +64,40 @@ TEST(ArrayBuilderTest, SliceKeepsStructChildrenAligned) {
       std::string difference;
       ASSERT_TRUE(ArraysEqual(whole, part, &difference)) << "column " << c << difference;
     }
+  }
+}
+
+}  // namespace
+}  // namespace sluice
+
+namespace sluice {
+namespace {
+
+// Views: values of up to 12 bytes inline, longer ones in the one data buffer; ArraysEqual and
+// ValidateArray read them by their bytes.
+TEST(ArrayBuilderTest, BuildsViewsAndComparesThemByTheirBytes) {
+  for (const TypePtr& type : {DataType::Utf8View(), DataType::BinaryView()}) {
+    const SchemaPtr schema = std::make_shared<Schema>(std::vector<Field>{MakeField("v", type)});
+    auto build = [&](std::string_view last) {
+      auto builders = MakeBuilders(*schema);
+      builders[0]->AppendString("inline");
+      builders[0]->AppendNull();
+      builders[0]->AppendString("a value longer than twelve bytes");
+      builders[0]->AppendString(last);
+      return FinishBatch(schema, builders);
+    };
+    const RecordBatch batch = build("another long value, 27 b");
+    const ArrayData& column = batch.column(0);
+    ASSERT_TRUE(ValidateArray(column, "v").ok());
+    ASSERT_EQ(column.variadic_buffers.size(), 1u);
+    EXPECT_EQ(column.view_value(0), "inline");
+    EXPECT_EQ(column.view_value(2), "a value longer than twelve bytes");
+    EXPECT_EQ(column.variadic_buffers[0].size, 32 + 24);
+    EXPECT_TRUE(ArraysEqual(column, build("another long value, 27 b").column(0)));
+    std::string difference;
+    EXPECT_FALSE(ArraysEqual(column, build("another long value, 27 c").column(0), &difference));
+    EXPECT_NE(difference.find("bytes differ"), std::string::npos) << difference;
+    EXPECT_FALSE(ArraysEqual(column, build("short").column(0)));
   }
 }
 
