@@ -106,8 +106,6 @@ private[spark] object SluiceShuffleManager {
       dependency: ShuffleDependency[_, _, _]): Either[String, String] = {
     if (!sluiceConf.enabled) {
       Left(s"${SluiceConf.Enabled} is false")
-    } else if (conf.get(config.IO_ENCRYPTION_ENABLED)) {
-      Left("spark.io.encryption.enabled is true (Sluice blocks are not encrypted)")
     } else if (conf.get(config.SHUFFLE_IO_PLUGIN_CLASS) != DefaultShuffleDataIO) {
       Left(s"${config.SHUFFLE_IO_PLUGIN_CLASS.key} is ${conf.get(config.SHUFFLE_IO_PLUGIN_CLASS)}" +
         " (Sluice writes Spark's local-disk layout only)")

@@ -43,6 +43,10 @@ private[spark] class SluiceShuffleReader[K, C](
 
   override def read(): Iterator[Product2[K, C]] = {
     val conf = SparkEnv.get.conf
+    // Encrypted blocks (spark.io.encryption.enabled) are decrypted as Spark's reader does: each
+    // partition on its own, so never fetched several partitions to a block.
+    val serializerManager = SparkEnv.get.serializerManager
+    val encrypted = serializerManager.encryptionEnabled
     var lastStream: SluiceBlockStream = null
     val fetcher = new ShuffleBlockFetcherIterator(
       context,
@@ -50,7 +54,11 @@ private[spark] class SluiceShuffleReader[K, C](
       blockManager,
       mapOutputTracker,
       blocksByAddress,
-      (_: BlockId, in: InputStream) => { lastStream = new SluiceBlockStream(in); lastStream },
+      (_: BlockId, in: InputStream) => {
+        lastStream = new SluiceBlockStream(
+          if (encrypted) serializerManager.wrapForEncryption(in) else in)
+        lastStream
+      },
       conf.get(config.REDUCER_MAX_SIZE_IN_FLIGHT) * 1024 * 1024,
       conf.get(config.REDUCER_MAX_REQS_IN_FLIGHT),
       conf.get(config.REDUCER_MAX_BLOCKS_IN_FLIGHT_PER_ADDRESS),
@@ -61,7 +69,7 @@ private[spark] class SluiceShuffleReader[K, C](
       conf.get(config.SHUFFLE_CHECKSUM_ENABLED),
       conf.get(config.SHUFFLE_CHECKSUM_ALGORITHM),
       readMetrics,
-      shouldBatchFetch && !conf.get(config.SHUFFLE_USE_OLD_FETCH_PROTOCOL))
+      shouldBatchFetch && !conf.get(config.SHUFFLE_USE_OLD_FETCH_PROTOCOL) && !encrypted)
 
     SluiceFaults.armFor(context, "reduce")
     val rows = new RowIterator(fetcher, () => lastStream)

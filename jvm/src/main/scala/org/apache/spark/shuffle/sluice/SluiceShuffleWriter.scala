@@ -1,11 +1,13 @@
 package org.apache.spark.shuffle.sluice
 
-import java.io.File
+import java.io.{BufferedOutputStream, File, FileInputStream, FileOutputStream, IOException, OutputStream}
+import java.util.zip.Checksum
 
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.errors.SparkCoreErrors
 import org.apache.spark.internal.Logging
 import org.apache.spark.memory.{MemoryConsumer, MemoryMode}
+import org.apache.spark.network.shuffle.checksum.ShuffleChecksumHelper
 import org.apache.spark.scheduler.MapStatus
 import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
 import org.apache.spark.shuffle.checksum.RowBasedChecksum
@@ -55,6 +57,7 @@ private[spark] class SluiceShuffleWriter[K, V](
   private var mapStatus: MapStatus = _
   private val partitionLengths: Array[Long] = new Array[Long](partitionCount)
   private val rowBasedChecksums: Array[RowBasedChecksum] = handle.dependency.rowBasedChecksums
+  private val serializerManager = SparkEnv.get.serializerManager
 
   // The page being filled: rows go at cursor, up to pageEnd.
   private val pageOut = new Array[Long](SluiceNative.PAGE_SLOTS)
@@ -214,13 +217,18 @@ private[spark] class SluiceShuffleWriter[K, V](
     freed
   }
 
-  private def commit(temporaryFile: File): Unit = {
+  private def commit(plainFile: File): Unit = {
     val checksums = new Array[Long](if (conf.checksumEnabled) partitionCount else 0)
     val metrics = new Array[Long](SluiceNative.WRITE_METRIC_SLOTS)
     timed(SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics))
     finished = true
     chargeHeld(0L)
-    val outputBytes = metrics(SluiceNative.WRITE_OUTPUT_BYTES)
+    val temporaryFile =
+      if (serializerManager.encryptionEnabled) timed(encryptPartitions(plainFile, checksums))
+      else plainFile
+    val outputBytes =
+      if (temporaryFile eq plainFile) metrics(SluiceNative.WRITE_OUTPUT_BYTES)
+      else partitionLengths.sum
     val spillBytes = metrics(SluiceNative.WRITE_SPILL_BYTES)
     writeMetrics.incBytesWritten(outputBytes)
     writeMetrics.incWriteTime(nativeNanos)
@@ -230,6 +238,55 @@ private[spark] class SluiceShuffleWriter[K, V](
       shuffleId, mapId, partitionLengths, checksums, temporaryFile)
     mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId,
       RowBasedChecksum.getAggregatedChecksumValue(rowBasedChecksums))
+  }
+
+  /**
+   * With spark.io.encryption.enabled, each non-empty partition of the plain map output becomes
+   * what Spark's own writers store for it: an IV, then the bytes through Spark's cipher stream
+   * with the application's key (SerializerManager.wrapForEncryption), in a new file. The
+   * partition lengths and Spark's checksums become those of the stored bytes. Returns the new
+   * file; the plain one is deleted, and on failure both are.
+   */
+  private def encryptPartitions(plain: File, checksums: Array[Long]): File = {
+    val encrypted = Utils.tempFileWith(plain)
+    val partitionChecksums =
+      if (checksums.isEmpty) null
+      else ShuffleChecksumHelper.createPartitionChecksums(partitionCount, conf.checksumAlgorithm)
+    val buffer = new Array[Byte](1 << 16)
+    try {
+      Utils.tryWithResource(new FileInputStream(plain)) { in =>
+        Utils.tryWithResource(new BufferedOutputStream(new FileOutputStream(encrypted), 1 << 16)) {
+          out =>
+            for (p <- 0 until partitionCount) {
+              val length = partitionLengths(p)
+              if (length > 0) {
+                val stored = new StoredPartitionStream(
+                  out, if (partitionChecksums == null) null else partitionChecksums(p))
+                val cipher = serializerManager.wrapForEncryption(stored)
+                var left = length
+                while (left > 0) {
+                  val read = in.read(buffer, 0, math.min(left, buffer.length.toLong).toInt)
+                  if (read < 0) {
+                    throw new IOException(s"$plain ends inside partition $p")
+                  }
+                  cipher.write(buffer, 0, read)
+                  left -= read
+                }
+                cipher.close()  // the cipher's last bytes; `out` stays open
+                partitionLengths(p) = stored.count
+              }
+              if (partitionChecksums != null) checksums(p) = partitionChecksums(p).getValue
+            }
+        }
+      }
+    } catch {
+      case e: Throwable =>
+        encrypted.delete()
+        plain.delete()
+        throw e
+    }
+    plain.delete()
+    encrypted
   }
 
   /** Runs a native call, adding its time to the task's shuffle write time. */
@@ -290,4 +347,28 @@ private[sluice] object SluiceShuffleWriter {
 
   /** Gives a task's pointer array back to its thread for the next task. */
   def keepPointers(pointers: Array[Long]): Unit = threadArray.set(pointers)
+}
+
+/**
+ * The bytes of one partition on their way to the data file: counted, and added to the
+ * partition's checksum. Closing it flushes and leaves the file open for the next partition.
+ */
+private final class StoredPartitionStream(out: OutputStream, checksum: Checksum)
+  extends OutputStream {
+  var count = 0L
+
+  override def write(b: Int): Unit = {
+    out.write(b)
+    if (checksum != null) checksum.update(b)
+    count += 1
+  }
+
+  override def write(b: Array[Byte], off: Int, len: Int): Unit = {
+    out.write(b, off, len)
+    if (checksum != null) checksum.update(b, off, len)
+    count += len
+  }
+
+  override def flush(): Unit = out.flush()
+  override def close(): Unit = flush()
 }
