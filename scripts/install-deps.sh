@@ -9,7 +9,7 @@ debian_packages=(
   liblz4-dev libzstd-dev libisal-dev libxxhash-dev
   lz4 zstd
   libflatbuffers-dev flatbuffers-compiler
-  nlohmann-json3-dev  # the CLI's JSON
+  nlohmann-json3-dev libcli11-dev  # the CLI's JSON and argument parsing
   libgtest-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   python3 python3-pip python3-venv

@@ -1,5 +1,6 @@
 #include "argument_parser.h"
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <sstream>
 
@@ -42,49 +43,46 @@ Status ArgumentParser::FlagError(const std::string& name, const std::string& mes
   return Status::Invalid("--", name, ": ", message);
 }
 
+// The tokens are CLI11's work (`--name value`, `--name=value`, "--" before positionals, "-"
+// as a positional); what an option may be given (once, or repeatedly) is checked here, so that
+// every mistake names the flag the same way.
 Status ArgumentParser::Parse(std::span<const std::string> arguments) {
-  bool only_positionals = false;
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    const std::string& argument = arguments[i];
-    if (only_positionals || argument == "-" || argument.empty() || argument[0] != '-') {
-      positionals_.push_back(argument);
-      continue;
-    }
-    if (argument == "--") {
-      only_positionals = true;
-      continue;
-    }
-    if (argument == "--help" || argument == "-h") {
-      help_requested_ = true;
-      continue;
-    }
-    if (argument.rfind("--", 0) != 0) {
-      return Status::Invalid("unknown flag '", argument, "' (", HelpHint(), ")");
-    }
-    std::string name = argument.substr(2);
-    std::optional<std::string> inline_value;
-    if (const size_t equals = name.find('='); equals != std::string::npos) {
-      inline_value = name.substr(equals + 1);
-      name.resize(equals);
-    }
-    const Option* option = Find(name);
-    if (option == nullptr) {
-      return Status::Invalid("unknown flag '--", name, "' (", HelpHint(), ")");
-    }
-    if (!option->repeatable && Has(name)) {
-      return Status::Invalid("--", name, " is given more than once");
-    }
-    if (option->value_name.empty()) {
-      if (inline_value) return Status::Invalid("--", name, " takes no value");
-      given_.emplace_back(name, std::string());
-      continue;
-    }
-    if (inline_value) {
-      given_.emplace_back(name, *inline_value);
-    } else if (i + 1 < arguments.size()) {
-      given_.emplace_back(name, arguments[++i]);
+  CLI::App app;
+  app.set_help_flag();  // the help text is HelpText's
+  app.allow_extras(false);
+  bool help = false;
+  app.add_flag("-h,--help", help);
+  std::vector<std::vector<std::string>> values(options_.size());
+  std::vector<int64_t> counts(options_.size(), 0);
+  for (size_t i = 0; i < options_.size(); ++i) {
+    const Option& option = options_[i];
+    if (option.value_name.empty()) {
+      app.add_flag("--" + option.name, counts[i]);
     } else {
-      return Status::Invalid("--", name, " needs a value (", option->value_name, ")");
+      app.add_option("--" + option.name, values[i])
+          ->expected(1)
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
+  }
+  app.add_option("arguments", positionals_);
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // as CLI11 takes them
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& error) {
+    return Status::Invalid(error.what(), " (", HelpHint(), ")");
+  }
+  help_requested_ = help;
+  for (size_t i = 0; i < options_.size(); ++i) {
+    const Option& option = options_[i];
+    const int64_t given = option.value_name.empty() ? counts[i] : std::ssize(values[i]);
+    if (given > 1 && !option.repeatable) {
+      return Status::Invalid("--", option.name, " is given more than once");
+    }
+    if (option.value_name.empty()) {
+      if (given > 0) given_.emplace_back(option.name, std::string());
+    } else {
+      for (std::string& value : values[i]) given_.emplace_back(option.name, std::move(value));
     }
   }
   return Status::OK();

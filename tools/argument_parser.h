@@ -1,9 +1,10 @@
 // ArgumentParser: the flags and positional arguments of one `sluice` command.
 //
-// Each command declares its options with their help text, parses its arguments, and reads typed
-// values. Every mistake is an error that names the flag: an unknown flag, a missing value, a
-// value that is not a number or a size, a flag given twice. `--help` (or -h) anywhere asks for
-// the help text instead, which lists the options and the command's examples.
+// Each command declares its options with their help text, parses its arguments (tokenized by
+// CLI11, Debian's libcli11-dev), and reads typed values. Every mistake is an error that names the
+// flag: an unknown flag, a missing value, a value that is not a number or a size, a flag given
+// twice. `--help` (or -h) anywhere asks for the help text instead, which lists the options and the
+// command's examples.
 #pragma once
 
 #include <cstdint>
