@@ -548,6 +548,17 @@ class ViewGather final : public GatherNode<ViewGather> {
     uint8_t* view_out = views.destination;
     uint8_t* data_out = data.destination;
     int32_t data_position = 0;
+    // Out-of-line values that follow each other in a source buffer (as in Sluice's own
+    // segments) are copied as one span: a copy per value is a library call each.
+    const uint8_t* span_begin = nullptr;
+    const uint8_t* span_end = nullptr;
+    int32_t span_position = 0;
+    auto flush = [&] {
+      if (span_end != span_begin) {
+        std::memcpy(data_out + span_position, span_begin,
+                    static_cast<size_t>(span_end - span_begin));
+      }
+    };
     ForEachSelected(selection, [&](const SourceViews& from, int64_t row) {
       if (from.IsNull(row)) {
         std::memset(view_out, 0, kViewBytes);
@@ -559,8 +570,13 @@ class ViewGather final : public GatherNode<ViewGather> {
           int32_t start;
           std::memcpy(&buffer, view + 8, 4);
           std::memcpy(&start, view + 12, 4);
-          std::memcpy(data_out + data_position, from.variadic[buffer].data + start,
-                      static_cast<size_t>(size));
+          const uint8_t* value = from.variadic[buffer].data + start;
+          if (value != span_end) {
+            flush();
+            span_begin = value;
+            span_position = data_position;
+          }
+          span_end = value + size;
           const int32_t zero = 0;
           std::memcpy(view_out + 8, &zero, 4);
           std::memcpy(view_out + 12, &data_position, 4);
@@ -569,6 +585,7 @@ class ViewGather final : public GatherNode<ViewGather> {
       }
       view_out += kViewBytes;
     });
+    flush();
   }
 
   int node_count() const override { return 1; }
