@@ -425,6 +425,12 @@ bool IsBinaryView(TypeId id) {
   return id == TypeId::kBinaryView || id == TypeId::kUtf8View;
 }
 
+int CountBinaryViews(const DataType& type) {
+  int count = IsBinaryView(type.id()) ? 1 : 0;
+  for (const Field& child : type.children()) count += CountBinaryViews(*child.type);
+  return count;
+}
+
 bool HasLargeOffsets(TypeId id) {
   return id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary || id == TypeId::kLargeList;
 }

@@ -566,11 +566,8 @@ class ViewGather final : public GatherNode<ViewGather> {
         const uint8_t* view = from.view(row);
         std::memcpy(view_out, view, kViewBytes);
         if (const int32_t size = OutOfLineSize(view); size > 0) {
-          int32_t buffer;
-          int32_t start;
-          std::memcpy(&buffer, view + 8, 4);
-          std::memcpy(&start, view + 12, 4);
-          const uint8_t* value = from.variadic[buffer].data + start;
+          const auto* value =
+              reinterpret_cast<const uint8_t*>(ViewBytes(view, from.variadic).data());
           if (value != span_end) {
             flush();
             span_begin = value;

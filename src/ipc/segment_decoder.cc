@@ -177,12 +177,6 @@ int CountBuffers(const DataType& type) {
   return count;
 }
 
-int CountViews(const DataType& type) {
-  int count = IsBinaryView(type.id()) ? 1 : 0;
-  for (const Field& child : type.children()) count += CountViews(*child.type);
-  return count;
-}
-
 // Prefetches what assembling a block reads of an uncompressed buffer of `length` > 0 bytes.
 inline void PrefetchForAssembly(const uint8_t* bytes, int64_t length, BufferReads reads) {
   // A long buffer is read sequentially, which the hardware prefetcher follows once started.
@@ -501,7 +495,7 @@ class SegmentDecoder::Impl {
     for (const Field& field : entry->schema->fields()) {
       entry->node_count += CountNodes(*field.type);
       entry->buffer_count += CountBuffers(*field.type);
-      entry->view_count += CountViews(*field.type);
+      entry->view_count += CountBinaryViews(*field.type);
       entry->columns.push_back(PlanColumn(*field.type));
       entry->all_flat &= entry->columns.back().kind != ColumnKind::kNested;
       entry->flat.Add(entry->columns.back(), static_cast<uint32_t>(entry->columns.size() - 1),

@@ -50,7 +50,7 @@ class SegmentEncoder::Impl {
       columns_.push_back(ipc::ColumnGather::Make(*field.type));
       node_count_ += columns_.back()->node_count();
       buffer_count_ += columns_.back()->buffer_count();
-      view_count_ += CountViews(*field.type);
+      view_count_ += static_cast<size_t>(CountBinaryViews(*field.type));
     }
     column_sources_.resize(columns_.size());
     codec_ = options.codec;
@@ -187,14 +187,6 @@ class SegmentEncoder::Impl {
     SLUICE_DCHECK(static_cast<int>(plan->nodes.size()) == node_count_);
     SLUICE_DCHECK(static_cast<int>(plan->buffers.size()) == buffer_count_);
     return Status::OK();
-  }
-
-  // The binary_view and utf8_view fields of `type` and its children (each has an entry in a
-  // RecordBatch's variadic buffer counts).
-  static size_t CountViews(const DataType& type) {
-    size_t count = IsBinaryView(type.id()) ? 1 : 0;
-    for (const Field& child : type.children()) count += CountViews(*child.type);
-    return count;
   }
 
   static int64_t UncompressedBytes(const ipc::BlockPlan& plan) {

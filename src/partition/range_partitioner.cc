@@ -156,14 +156,7 @@ struct BytesReader {
 struct ViewBytesReader {
   ViewBytesReader(const ArrayData& array, bool /*descending*/)
       : views(array.buffers[1].data), variadic(array.variadic_buffers.data()) {}
-  std::string_view operator()(int64_t i) const {
-    const uint8_t* view = views + i * 16;
-    const auto size = bits::LoadUnaligned<int32_t>(view);
-    if (size <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size)};
-    const BufferView& buffer = variadic[bits::LoadUnaligned<int32_t>(view + 8)];
-    return {reinterpret_cast<const char*>(buffer.data) + bits::LoadUnaligned<int32_t>(view + 12),
-            static_cast<size_t>(size)};
-  }
+  std::string_view operator()(int64_t i) const { return ViewBytes(views + i * 16, variadic); }
   const uint8_t* views;
   const BufferView* variadic;
 };

@@ -106,24 +106,29 @@ struct ArrayData {
   const uint8_t* value_bytes() const { return buffers[2].data; }
   /// Returns value `index` (from this view's start) of a binary_view or utf8_view array, whose
   /// views have been validated (ValidateArray).
-  std::string_view view_value(int64_t index) const {
-    const uint8_t* view = buffers[1].data + (offset + index) * 16;
-    int32_t size;
-    std::memcpy(&size, view, 4);
-    if (size <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size)};
-    int32_t buffer;
-    int32_t start;
-    std::memcpy(&buffer, view + 8, 4);
-    std::memcpy(&start, view + 12, 4);
-    return {
-        reinterpret_cast<const char*>(variadic_buffers[static_cast<size_t>(buffer)].data) + start,
-        static_cast<size_t>(size)};
-  }
+  std::string_view view_value(int64_t index) const;
 
   /// Returns a view of rows [start, start + count). Children are shared as they are, which is
   /// how Arrow slices; null_count is recomputed from the bitmap.
   ArrayData Slice(int64_t start, int64_t count) const;
 };
+
+/// The bytes of a binary or string view (16 bytes: an int32 length, then up to 12 bytes inline,
+/// or a 4-byte prefix, a buffer index and an offset into `variadic`), validated by ValidateArray.
+inline std::string_view ViewBytes(const uint8_t* view, const BufferView* variadic) {
+  int32_t size;
+  std::memcpy(&size, view, 4);
+  if (size <= 12) return {reinterpret_cast<const char*>(view + 4), static_cast<size_t>(size)};
+  int32_t buffer;
+  int32_t start;
+  std::memcpy(&buffer, view + 8, 4);
+  std::memcpy(&start, view + 12, 4);
+  return {reinterpret_cast<const char*>(variadic[buffer].data) + start, static_cast<size_t>(size)};
+}
+
+inline std::string_view ArrayData::view_value(int64_t index) const {
+  return ViewBytes(buffers[1].data + (offset + index) * 16, variadic_buffers.data());
+}
 
 /// Returns the number of bytes of buffers this view references, children included, counting
 /// each buffer once at its full size. Used to charge held input to a memory budget.

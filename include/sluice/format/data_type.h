@@ -212,6 +212,10 @@ bool IsBinaryLike(TypeId id);
 /// (ArrayData::variadic_buffers).
 bool IsBinaryView(TypeId id);
 
+/// Returns how many binary_view and utf8_view types `type` is or holds (each has an entry in an
+/// IPC RecordBatch's variadic buffer counts).
+int CountBinaryViews(const DataType& type);
+
 /// Returns true for large_utf8, large_binary and large_list (64-bit offsets).
 bool HasLargeOffsets(TypeId id);
 
