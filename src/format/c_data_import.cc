@@ -14,6 +14,7 @@
 #include "sluice/format/array_builder.h"
 #include "sluice/format/array_validate.h"
 #include "sluice/format/c_data.h"
+#include "sluice/format/dictionary_values.h"
 
 namespace sluice {
 
@@ -474,105 +475,6 @@ Result<ImportedSchema> ImportTopLevelSchema(const ArrowSchema* schema) {
 // ---------------------------------------------------------------------------------------------
 // Arrays
 
-struct Bytes16 {
-  uint8_t bytes[16];
-};
-
-// Appends slot `row` of `source` (a validated array) to `builder`, which has the same type.
-void AppendValue(ArrayBuilder& builder, const ArrayData& source, int64_t row) {
-  if (source.IsNull(row)) {
-    builder.AppendNull();
-    return;
-  }
-  const DataType& type = *source.type;
-  const int64_t position = source.offset + row;
-  const uint8_t* values = source.buffers[1].data;
-  switch (type.id()) {
-    case TypeId::kNull:
-      builder.AppendNull();
-      return;
-    case TypeId::kBoolean:
-      builder.Append<bool>(bits::GetBit(values, position));
-      return;
-    case TypeId::kUtf8:
-    case TypeId::kBinary: {
-      const auto start = bits::LoadUnaligned<int32_t>(values + position * 4);
-      const auto end = bits::LoadUnaligned<int32_t>(values + (position + 1) * 4);
-      builder.AppendBytes(source.value_bytes() + start, end - start);
-      return;
-    }
-    case TypeId::kLargeUtf8:
-    case TypeId::kLargeBinary: {
-      const auto start = bits::LoadUnaligned<int64_t>(values + position * 8);
-      const auto end = bits::LoadUnaligned<int64_t>(values + (position + 1) * 8);
-      builder.AppendBytes(source.value_bytes() + start, end - start);
-      return;
-    }
-    case TypeId::kFixedSizeBinary: {
-      const int64_t width = type.byte_width();
-      builder.AppendBytes(values + position * width, width);
-      return;
-    }
-    case TypeId::kBinaryView:
-    case TypeId::kUtf8View: {
-      const std::string_view value = source.view_value(row);
-      builder.AppendBytes(value.data(), static_cast<int64_t>(value.size()));
-      return;
-    }
-    case TypeId::kList:
-    case TypeId::kLargeList:
-    case TypeId::kMap: {
-      int64_t start = 0;
-      int64_t end = 0;
-      if (type.id() == TypeId::kLargeList) {
-        start = bits::LoadUnaligned<int64_t>(values + position * 8);
-        end = bits::LoadUnaligned<int64_t>(values + (position + 1) * 8);
-      } else {
-        start = bits::LoadUnaligned<int32_t>(values + position * 4);
-        end = bits::LoadUnaligned<int32_t>(values + (position + 1) * 4);
-      }
-      for (int64_t element = start; element < end; ++element) {
-        AppendValue(builder.child(0), source.children[0], element);
-      }
-      builder.AppendValid();
-      return;
-    }
-    case TypeId::kFixedSizeList: {
-      const int64_t size = type.list_size();
-      for (int64_t element = position * size; element < (position + 1) * size; ++element) {
-        AppendValue(builder.child(0), source.children[0], element);
-      }
-      builder.AppendValid();
-      return;
-    }
-    case TypeId::kStruct:
-      for (size_t i = 0; i < source.children.size(); ++i) {
-        AppendValue(builder.child(i), source.children[i], row);
-      }
-      builder.AppendValid();
-      return;
-    default:
-      break;
-  }
-  switch (BitWidth(type)) {
-    case 8:
-      builder.Append<uint8_t>(values[position]);
-      break;
-    case 16:
-      builder.Append<uint16_t>(bits::LoadUnaligned<uint16_t>(values + position * 2));
-      break;
-    case 32:
-      builder.Append<uint32_t>(bits::LoadUnaligned<uint32_t>(values + position * 4));
-      break;
-    case 64:
-      builder.Append<uint64_t>(bits::LoadUnaligned<uint64_t>(values + position * 8));
-      break;
-    default:
-      builder.Append<Bytes16>(bits::LoadUnaligned<Bytes16>(values + position * 16));
-      break;
-  }
-}
-
 // Imports C arrays into views; dictionary buffers it builds are appended to `owners`.
 class ArrayImporter {
  public:
@@ -873,25 +775,26 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   return Status::OK();
 }
 
-template <typename Index>
-Status GatherDictionary(const uint8_t* indices, const uint8_t* validity, int64_t view_offset,
-                        int64_t view_length, const ArrayData& dictionary, const std::string& path,
-                        ArrayBuilder* builder) {
-  for (int64_t row = 0; row < view_length; ++row) {
-    const int64_t position = view_offset + row;
-    if (validity != nullptr && !bits::GetBit(validity, position)) {
-      builder->AppendNull();
-      continue;
-    }
-    const auto index = bits::LoadUnaligned<Index>(indices + position * sizeof(Index));
-    // Compared as unsigned so that negative indices (and uint64 ones past int64) fail too.
-    if (static_cast<uint64_t>(index) >= static_cast<uint64_t>(dictionary.length)) {
-      return Invalid(path, "row ", row, ": dictionary index ", +index,
-                     " is out of range for a dictionary of length ", dictionary.length);
-    }
-    AppendValue(*builder, dictionary, static_cast<int64_t>(index));
+// The type of dictionary indices of `id` (a signed or unsigned integer type).
+TypePtr IndexType(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return DataType::Int8();
+    case TypeId::kUInt8:
+      return DataType::UInt8();
+    case TypeId::kInt16:
+      return DataType::Int16();
+    case TypeId::kUInt16:
+      return DataType::UInt16();
+    case TypeId::kInt32:
+      return DataType::Int32();
+    case TypeId::kUInt32:
+      return DataType::UInt32();
+    case TypeId::kInt64:
+      return DataType::Int64();
+    default:
+      return DataType::UInt64();
   }
-  return Status::OK();
 }
 
 Status ArrayImporter::ImportDictionary(const ArrowArray* array, const DataType* type,
@@ -910,40 +813,17 @@ Status ArrayImporter::ImportDictionary(const ArrowArray* array, const DataType* 
     return Invalid(path, "ArrowArray.buffers[1] (dictionary indices) is NULL but the array has ",
                    view_length, " values");
   }
-  ArrayBuilder builder(type);
-  auto gather = [&](auto index_tag) {
-    return GatherDictionary<decltype(index_tag)>(indices, validity, view_offset, view_length,
-                                                 dictionary, path, &builder);
-  };
-  Status status;
-  switch (encoding.index_type) {
-    case TypeId::kInt8:
-      status = gather(int8_t{});
-      break;
-    case TypeId::kUInt8:
-      status = gather(uint8_t{});
-      break;
-    case TypeId::kInt16:
-      status = gather(int16_t{});
-      break;
-    case TypeId::kUInt16:
-      status = gather(uint16_t{});
-      break;
-    case TypeId::kInt32:
-      status = gather(int32_t{});
-      break;
-    case TypeId::kUInt32:
-      status = gather(uint32_t{});
-      break;
-    case TypeId::kInt64:
-      status = gather(int64_t{});
-      break;
-    default:
-      status = gather(uint64_t{});
-      break;
+  // The indices as an array of their type, with the view's validity.
+  ArrayData index_array;
+  index_array.type = IndexType(encoding.index_type).get();
+  index_array.offset = view_offset;
+  index_array.length = view_length;
+  if (validity != nullptr) {
+    index_array.buffers[0] = BufferView{validity, bits::BytesForBits(view_offset + view_length)};
+    index_array.null_count = view_length - bits::CountSetBits(validity, view_offset, view_length);
   }
-  SLUICE_RETURN_NOT_OK(status);
-  *out = builder.Finish(owners_);
+  index_array.buffers[1] = BufferView{indices, 0};
+  SLUICE_ASSIGN_OR_RAISE(*out, UnpackDictionary(index_array, dictionary, path, owners_));
   return Status::OK();
 }
 

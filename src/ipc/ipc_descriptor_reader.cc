@@ -50,13 +50,13 @@ Result<std::unique_ptr<IpcDescriptorReader>> IpcDescriptorReader::Open(
           have = 0;
         }
         int64_t body_length = 0;
-        bool is_record_batch = false;
+        ipc::MessageType type = ipc::MessageType::kSchema;
         reader->header_.assign(start, start + have);
-        SLUICE_ASSIGN_OR_RAISE(bool more, reader->ReadHeader(&body_length, &is_record_batch));
+        SLUICE_ASSIGN_OR_RAISE(bool more, reader->ReadHeader(&body_length, &type));
         if (!more) {
           return Status::Corrupt(reader->source_, ": the stream ends before its Schema message");
         }
-        if (is_record_batch || body_length != 0) {
+        if (type != ipc::MessageType::kSchema || body_length != 0) {
           return Status::Corrupt(reader->source_,
                                  ": the stream starts with a message other than "
                                  "its Schema");
@@ -96,7 +96,7 @@ Status IpcDescriptorReader::ReadExactly(uint8_t* out, int64_t size, const char* 
   return Status::OK();
 }
 
-Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, bool* is_record_batch) {
+Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, ipc::MessageType* type) {
   // header_ may already hold the first bytes of the prefix (Open reads 4 to tell stream from
   // file).
   const int64_t start = position_ - static_cast<int64_t>(header_.size());
@@ -136,10 +136,8 @@ Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, bool* is_reco
   switch (header.type) {
     case ipc::MessageType::kSchema:
     case ipc::MessageType::kRecordBatch:
-      break;
     case ipc::MessageType::kDictionaryBatch:
-      return Status::NotImplemented(source_, ": byte ", start, ": ",
-                                    ipc::kDictionaryBatchUnsupported);
+      break;
     default:
       return Status::Corrupt(source_, ": byte ", start, ": unexpected ", header.type_name,
                              " message in an Arrow IPC stream");
@@ -154,7 +152,7 @@ Result<bool> IpcDescriptorReader::ReadHeader(int64_t* body_length, bool* is_reco
                                : " bytes a block may have");
   }
   *body_length = header.body_length;
-  *is_record_batch = header.type == ipc::MessageType::kRecordBatch;
+  *type = header.type;
   return true;
 }
 
@@ -171,23 +169,29 @@ Result<std::optional<RecordBatch>> IpcDescriptorReader::Next() {
 }
 
 Result<std::optional<RecordBatch>> IpcDescriptorReader::ReadNext() {
-  const int64_t start = position_;
+  int64_t start = position_;
   int64_t body_length = 0;
-  bool is_record_batch = false;
-  header_.clear();
-  SLUICE_ASSIGN_OR_RAISE(bool more, ReadHeader(&body_length, &is_record_batch));
-  if (!more) return std::optional<RecordBatch>();
-  if (!is_record_batch) {
-    return Status::Corrupt(source_, ": byte ", start, ": a second Schema message in one stream");
-  }
+  ipc::MessageType type = ipc::MessageType::kSchema;
   // The message whole, in one buffer the batch owns: the decoder reads the body in place.
-  auto message = std::make_shared<AlignedBuffer>();
-  const auto header_size = static_cast<int64_t>(header_.size());
-  message->Resize(header_size + body_length);
-  std::memcpy(message->data(), header_.data(), header_.size());
-  SLUICE_RETURN_NOT_OK(ReadExactly(message->data() + header_size, body_length, "a message body"));
-  SLUICE_RETURN_NOT_OK(
-      decoder_.Continue(message->data(), message->size(), message, source_, start));
+  std::shared_ptr<AlignedBuffer> message;
+  while (true) {
+    start = position_;
+    header_.clear();
+    SLUICE_ASSIGN_OR_RAISE(bool more, ReadHeader(&body_length, &type));
+    if (!more) return std::optional<RecordBatch>();
+    if (type == ipc::MessageType::kSchema) {
+      return Status::Corrupt(source_, ": byte ", start, ": a second Schema message in one stream");
+    }
+    message = std::make_shared<AlignedBuffer>();
+    const auto header_size = static_cast<int64_t>(header_.size());
+    message->Resize(header_size + body_length);
+    std::memcpy(message->data(), header_.data(), header_.size());
+    SLUICE_RETURN_NOT_OK(ReadExactly(message->data() + header_size, body_length, "a message body"));
+    SLUICE_RETURN_NOT_OK(
+        decoder_.Continue(message->data(), message->size(), message, source_, start));
+    if (type == ipc::MessageType::kRecordBatch) break;
+    SLUICE_RETURN_NOT_OK(decoder_.ReadDictionaryBatch());
+  }
   SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder_.Next());
   if (!batch.has_value()) {
     return Status::Corrupt(source_, ": byte ", start, ": a RecordBatch message held no batch");

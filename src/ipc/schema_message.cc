@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "schema_message_internal.h"
 #include "sluice/base/bit_ops.h"
@@ -207,16 +209,25 @@ Result<TimeUnit> TimeUnitFromFlatbuffer(fb::TimeUnit unit, const std::string& pa
   return Status::Corrupt("field '", path, "': unknown time unit ", static_cast<int>(unit));
 }
 
-Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
-                                  int depth);
+// Where the walk over a schema's fields is: the child indices from the top-level column down,
+// and the dictionary-encoded fields found so far (null when the caller refuses them).
+struct FieldWalk {
+  std::vector<int> index_path;
+  std::vector<DictionaryField>* dictionaries = nullptr;
+};
+
+Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path, int depth,
+                                  FieldWalk* walk);
 
 Result<std::vector<Field>> ChildrenFromFlatbuffer(const fb::Field& field, const std::string& path,
-                                                  int depth) {
+                                                  int depth, FieldWalk* walk) {
   std::vector<Field> children;
   if (field.children() == nullptr) return children;
   children.reserve(field.children()->size());
   for (const fb::Field* child : *field.children()) {
-    SLUICE_ASSIGN_OR_RAISE(Field converted, FieldFromFlatbuffer(child, path, depth + 1));
+    walk->index_path.push_back(static_cast<int>(children.size()));
+    SLUICE_ASSIGN_OR_RAISE(Field converted, FieldFromFlatbuffer(child, path, depth + 1, walk));
+    walk->index_path.pop_back();
     children.push_back(std::move(converted));
   }
   return children;
@@ -274,8 +285,59 @@ Status Unsupported(const fb::Field& field, const std::string& path) {
                                 " is not supported by Sluice");
 }
 
-Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path,
-                                  int depth) {
+// Records a dictionary-encoded field (its type is the values' type) in `walk`, or refuses it
+// when the caller does not take dictionaries.
+Status AddDictionaryField(const fb::DictionaryEncoding& dictionary, const TypePtr& value_type,
+                          const std::string& path, FieldWalk* walk) {
+  const fb::IntType* index = dictionary.index_type();
+  const int bits = index != nullptr ? index->bit_width() : 32;
+  const bool is_signed = index == nullptr || index->is_signed();
+  // Named as Arrow names it: dictionary<values=string, indices=int8>.
+  const std::string name = "dictionary<values=" + value_type->ToString() +
+                           ", indices=" + (is_signed ? "int" : "uint") + std::to_string(bits) + ">";
+  if (walk->dictionaries == nullptr) {
+    return Status::NotImplemented("field '", path, "': ", name,
+                                  " is not supported by Sluice in a partition segment");
+  }
+  TypePtr index_type;
+  switch (bits) {
+    case 8:
+      index_type = is_signed ? DataType::Int8() : DataType::UInt8();
+      break;
+    case 16:
+      index_type = is_signed ? DataType::Int16() : DataType::UInt16();
+      break;
+    case 32:
+      index_type = is_signed ? DataType::Int32() : DataType::UInt32();
+      break;
+    case 64:
+      index_type = is_signed ? DataType::Int64() : DataType::UInt64();
+      break;
+    default:
+      return Status::Corrupt("field '", path, "': dictionary index bit width ", bits,
+                             " is not 8, 16, 32 or 64");
+  }
+  for (const DictionaryField& found : *walk->dictionaries) {
+    // Fields below this one were walked first.
+    if (found.index_path.size() > walk->index_path.size() &&
+        std::equal(walk->index_path.begin(), walk->index_path.end(), found.index_path.begin())) {
+      return Status::NotImplemented("field '", path, "': ", name,
+                                    " holds a dictionary-encoded field in its values ('",
+                                    found.path, "'), which Sluice does not unpack");
+    }
+    if (found.id == dictionary.id() && !found.value_type->Equals(*value_type)) {
+      return Status::Corrupt("field '", path, "': dictionary id ", dictionary.id(), " is used by '",
+                             found.path, "' for values of type ", found.value_type->ToString(),
+                             ", here for ", value_type->ToString());
+    }
+  }
+  walk->dictionaries->push_back(
+      DictionaryField{dictionary.id(), walk->index_path, path, std::move(index_type), value_type});
+  return Status::OK();
+}
+
+Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path, int depth,
+                                  FieldWalk* walk) {
   if (field == nullptr) return Status::Corrupt("field under '", parent_path, "' is missing");
   const std::string name = field->name() != nullptr ? field->name()->str() : std::string();
   const std::string path = parent_path.empty() ? name : parent_path + "." + name;
@@ -286,7 +348,8 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     // Type parameters live in the union's table; a field without one is malformed.
     return Status::Corrupt("field '", path, "' has no type table");
   }
-  SLUICE_ASSIGN_OR_RAISE(std::vector<Field> children, ChildrenFromFlatbuffer(*field, path, depth));
+  SLUICE_ASSIGN_OR_RAISE(std::vector<Field> children,
+                         ChildrenFromFlatbuffer(*field, path, depth, walk));
   TypePtr type;
   switch (field->type_type()) {
     case fb::Type::NullType:
@@ -469,15 +532,7 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
       return Unsupported(*field, path);
   }
   if (const fb::DictionaryEncoding* dictionary = field->dictionary()) {
-    // Named as Arrow names it: dictionary<values=string, indices=int8>.
-    const fb::IntType* index = dictionary->index_type();
-    const int bits = index != nullptr ? index->bit_width() : 32;
-    const bool is_signed = index == nullptr || index->is_signed();
-    return Status::NotImplemented(
-        "field '", path, "': dictionary<values=", type->ToString(),
-        ", indices=", is_signed ? "int" : "uint", bits,
-        "> is not supported by Sluice in an IPC stream (through the C Data interface, the C API "
-        "and the Python package unpack it to its values)");
+    SLUICE_RETURN_NOT_OK(AddDictionaryField(*dictionary, type, path, walk));
   }
   return Field{name, std::move(type), field->nullable(),
                MetadataFromFlatbuffer(field->custom_metadata())};
@@ -485,15 +540,19 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
 
 }  // namespace
 
-Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema& schema, std::string_view context) {
+Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema& schema, std::string_view context,
+                                       std::vector<DictionaryField>* dictionaries) {
   if (schema.endianness() != fb::Endianness::Little) {
     return Status::NotImplemented(context, ": big-endian data is not supported");
   }
   std::vector<Field> fields;
   if (schema.fields() != nullptr) {
     fields.reserve(schema.fields()->size());
+    FieldWalk walk;
+    walk.dictionaries = dictionaries;
     for (const fb::Field* field : *schema.fields()) {
-      auto converted = FieldFromFlatbuffer(field, "", 0);
+      walk.index_path.assign(1, static_cast<int>(fields.size()));
+      auto converted = FieldFromFlatbuffer(field, "", 0, &walk);
       if (!converted.ok()) return converted.status().WithContext(context);
       fields.push_back(std::move(converted).ValueUnsafe());
     }

@@ -1,7 +1,9 @@
 // Conversion between Sluice schemas and Arrow IPC Schema flatbuffers.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "arrow_message_generated.h"
 #include "sluice/base/aligned_buffer.h"
@@ -13,8 +15,25 @@ namespace sluice::ipc {
 /// Appends a complete framed Schema message (prefix, flatbuffer, padding; no body) to `out`.
 Status AppendSchemaMessage(const Schema& schema, AlignedBuffer* out);
 
-/// Converts a verified Schema flatbuffer. `context` prefixes error messages.
-Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema& schema, std::string_view context);
+/// A dictionary-encoded field of an IPC schema. Sluice carries such a field as its values: the
+/// converted schema gives it the values' type, and the decoder unpacks its indices.
+struct DictionaryField {
+  /// The id its DictionaryBatch messages carry.
+  int64_t id = 0;
+  /// The top-level column's index, then the index of each child on the way down.
+  std::vector<int> index_path;
+  /// The field's dotted name, for errors.
+  std::string path;
+  /// The type of its indices (a signed or unsigned integer type) and of its values.
+  TypePtr index_type;
+  TypePtr value_type;
+};
+
+/// Converts a verified Schema flatbuffer. `context` prefixes error messages. A dictionary-encoded
+/// field is refused, or, given `dictionaries`, listed there (in the order of a pre-order walk,
+/// children first) and converted with its values' type.
+Result<SchemaPtr> SchemaFromFlatbuffer(const fb::Schema& schema, std::string_view context,
+                                       std::vector<DictionaryField>* dictionaries = nullptr);
 
 /// Appends the flatbuffer `builder` holds as a framed message (prefix, flatbuffer padded to 8).
 void AppendFramedMessage(const uint8_t* flatbuffer, int64_t size, AlignedBuffer* out);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "arrow_message_generated.h"
 #include "base/aligned_buffer_pool_internal.h"
 #include "body_views_internal.h"
+#include "dictionary_memo_internal.h"
 #include "offsets_order_internal.h"
 #include "schema_message_internal.h"
 #include "sluice/base/aligned_buffer.h"
@@ -142,7 +144,13 @@ struct FlatColumns {
 
 struct CachedSchema {
   std::string bytes;  // the Schema flatbuffer, which is the cache key
-  SchemaPtr schema;
+  SchemaPtr schema;   // the layout of its RecordBatch messages (dictionary indices as such)
+  // A stream with dictionary-encoded fields: the fields, and the schema its batches are
+  // returned in (the fields' values unpacked). Empty and null otherwise.
+  std::vector<ipc::DictionaryField> dictionary_fields;
+  SchemaPtr values_schema;
+  // How the DictionaryBatch messages of each dictionary id are assembled.
+  std::vector<std::pair<int64_t, std::unique_ptr<CachedSchema>>> dictionary_plans;
   int node_count = 0;
   int buffer_count = 0;  // without the variadic buffers of view fields
   int view_count = 0;    // binary_view and utf8_view fields, nested ones included
@@ -232,6 +240,7 @@ class SegmentDecoder::Impl {
     finished_ = false;
     schema_ = nullptr;
     current_ = nullptr;
+    memo_.reset();
     compact_extent_ = -1;
     if (size < 0 || (size > 0 && data == nullptr)) {
       return Status::Invalid(source_, ": bad segment span of ", size, " bytes");
@@ -336,6 +345,18 @@ class SegmentDecoder::Impl {
     return HandleSchema(message);
   }
 
+  Status ReadDictionaryBatch() {
+    if (!memo_.has_value()) {
+      return Status::Invalid(source_, ": the stream's schema has no dictionary-encoded fields");
+    }
+    SLUICE_ASSIGN_OR_RAISE(Message message, ReadMessage());
+    if (message.end_of_stream || message.flatbuffer == nullptr ||
+        message.flatbuffer->header_type() != fb::MessageHeader::DictionaryBatch) {
+      return CorruptAt(message.start, "expected a DictionaryBatch message");
+    }
+    return HandleDictionaryBatch(message);
+  }
+
   Result<std::optional<RecordBatch>> Next() {
     SLUICE_RETURN_NOT_OK(ReadSchema());
     while (true) {
@@ -360,13 +381,28 @@ class SegmentDecoder::Impl {
       }
       switch (message.flatbuffer->header_type()) {
         case fb::MessageHeader::RecordBatch: {
-          return DecodeRecordBatch(message);
+          if (!memo_.has_value()) {
+            return DecodeRecordBatch(message, message.flatbuffer->header_as_RecordBatch());
+          }
+          SLUICE_ASSIGN_OR_RAISE(
+              std::optional<RecordBatch> indices,
+              DecodeRecordBatch(message, message.flatbuffer->header_as_RecordBatch()));
+          SLUICE_ASSIGN_OR_RAISE(
+              RecordBatch values,
+              memo_->Unpack(*indices,
+                            source_ + ": byte " + std::to_string(base_offset_ + message.start)));
+          return std::optional<RecordBatch>(std::move(values));
         }
         case fb::MessageHeader::Schema:
           return CorruptAt(message.start, "a second Schema message in one stream");
         case fb::MessageHeader::DictionaryBatch:
-          return Status::NotImplemented(source_, ": byte ", base_offset_ + message.start, ": ",
-                                        ipc::kDictionaryBatchUnsupported);
+          if (!memo_.has_value()) {
+            return CorruptAt(message.start,
+                             "a DictionaryBatch message in a stream without dictionary-encoded "
+                             "fields");
+          }
+          SLUICE_RETURN_NOT_OK(HandleDictionaryBatch(message));
+          continue;
         default:
           return CorruptAt(message.start, "unexpected message type ",
                            static_cast<int>(message.flatbuffer->header_type()));
@@ -487,7 +523,16 @@ class SegmentDecoder::Impl {
 
   // Plans how blocks of `schema` (whose Schema flatbuffer is `bytes`) are assembled and keeps
   // the plan for the next messages with the same bytes.
-  const CachedSchema* CacheSchema(std::string bytes, SchemaPtr schema) {
+  CachedSchema* CacheSchema(std::string bytes, SchemaPtr schema) {
+    std::unique_ptr<CachedSchema> entry = PlanSchema(std::move(bytes), std::move(schema));
+    // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
+    if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
+    schema_cache_.push_back(std::move(entry));
+    return schema_cache_.back().get();
+  }
+
+  // Plans how blocks of `schema` are assembled.
+  static std::unique_ptr<CachedSchema> PlanSchema(std::string bytes, SchemaPtr schema) {
     auto entry = std::make_unique<CachedSchema>();
     entry->bytes = std::move(bytes);
     entry->schema = std::move(schema);
@@ -505,10 +550,7 @@ class SegmentDecoder::Impl {
     if (!entry->all_flat) entry->flat = FlatColumns{};
     // Buffer indices after a view field depend on each block's variadic buffers.
     if (entry->view_count > 0) entry->reads.clear();
-    // A handful of distinct schemas per reader is the norm; keep the cache bounded anyway.
-    if (schema_cache_.size() >= kMaxCachedSchemas) schema_cache_.erase(schema_cache_.begin());
-    schema_cache_.push_back(std::move(entry));
-    return schema_cache_.back().get();
+    return entry;
   }
 
   Status HandleSchema(const Message& message) {
@@ -527,19 +569,75 @@ class SegmentDecoder::Impl {
         return CorruptAt(message.start, "Schema message with a body of ", message.body_length,
                          " bytes");
       }
+      std::vector<ipc::DictionaryField> dictionary_fields;
       auto converted = ipc::SchemaFromFlatbuffer(
-          *schema, source_ + ": byte " + std::to_string(base_offset_ + message.start));
+          *schema, source_ + ": byte " + std::to_string(base_offset_ + message.start),
+          &dictionary_fields);
       if (!converted.ok()) return converted.status();
       metrics_.schemas_parsed += 1;
       AddSchemaMessage(std::span<const uint8_t>(
           data_ + message.start, static_cast<size_t>(message.body_offset - message.start)));
-      cached = CacheSchema(std::string(reinterpret_cast<const char*>(message.metadata),
-                                       static_cast<size_t>(message.metadata_size)),
-                           std::move(converted).ValueUnsafe());
+      SchemaPtr values_schema = std::move(converted).ValueUnsafe();
+      const std::string bytes(reinterpret_cast<const char*>(message.metadata),
+                              static_cast<size_t>(message.metadata_size));
+      if (dictionary_fields.empty()) {
+        cached = CacheSchema(bytes, std::move(values_schema));
+      } else {
+        cached =
+            CacheDictionarySchema(bytes, std::move(values_schema), std::move(dictionary_fields));
+      }
     }
     current_ = cached;
-    schema_ = cached->schema;
+    if (cached->values_schema != nullptr) {
+      schema_ = cached->values_schema;
+      memo_.emplace(cached->dictionary_fields, cached->values_schema);
+    } else {
+      schema_ = cached->schema;
+      memo_.reset();
+    }
     return Status::OK();
+  }
+
+  // Plans a stream with dictionary-encoded fields: its batches are laid out with index types,
+  // and each dictionary's batches with its values' type.
+  const CachedSchema* CacheDictionarySchema(const std::string& bytes, SchemaPtr values_schema,
+                                            std::vector<ipc::DictionaryField> fields) {
+    CachedSchema* plan = CacheSchema(bytes, ipc::IndexSchema(*values_schema, fields));
+    const ipc::DictionaryMemo memo(fields, values_schema);
+    for (const ipc::DictionaryField& field : fields) {
+      const bool planned = std::any_of(plan->dictionary_plans.begin(), plan->dictionary_plans.end(),
+                                       [&](const auto& entry) { return entry.first == field.id; });
+      if (!planned) {
+        plan->dictionary_plans.emplace_back(
+            field.id, PlanSchema(std::string(), memo.DictionarySchema(field.id)));
+      }
+    }
+    plan->dictionary_fields = std::move(fields);
+    plan->values_schema = std::move(values_schema);
+    return plan;
+  }
+
+  // Decodes a DictionaryBatch message into the stream's dictionaries.
+  Status HandleDictionaryBatch(const Message& message) {
+    const fb::DictionaryBatch* dictionary = message.flatbuffer->header_as_DictionaryBatch();
+    const std::string where = source_ + ": byte " + std::to_string(base_offset_ + message.start);
+    if (dictionary == nullptr || dictionary->data() == nullptr) {
+      return Status::Corrupt(where, ": DictionaryBatch message without its data");
+    }
+    const CachedSchema* stream = current_;
+    const CachedSchema* plan = nullptr;
+    for (const auto& [id, dictionary_plan] : stream->dictionary_plans) {
+      if (id == dictionary->id()) plan = dictionary_plan.get();
+    }
+    if (plan == nullptr) {
+      return Status::Corrupt(where, ": a DictionaryBatch of id ", dictionary->id(),
+                             ", which no field of the schema uses");
+    }
+    current_ = plan;
+    auto batch = DecodeRecordBatch(message, dictionary->data());
+    current_ = stream;
+    if (!batch.ok()) return batch.status();
+    return memo_->Add(dictionary->id(), **batch, dictionary->is_delta(), where);
   }
 
  public:
@@ -590,8 +688,8 @@ class SegmentDecoder::Impl {
 
   // Built straight into the optional Next returns: every move of a batch costs its empty
   // vectors' destructors after it.
-  Result<std::optional<RecordBatch>> DecodeRecordBatch(const Message& message) {
-    const fb::RecordBatch* batch = message.flatbuffer->header_as_RecordBatch();
+  Result<std::optional<RecordBatch>> DecodeRecordBatch(const Message& message,
+                                                       const fb::RecordBatch* batch) {
     if (batch == nullptr) return CorruptAt(message.start, "RecordBatch message without a header");
     const int64_t length = batch->length();
     if (length < 0) return CorruptAt(message.start, "negative batch length ", length);
@@ -674,8 +772,8 @@ class SegmentDecoder::Impl {
     if (uses_input_bytes_ && owner_ != nullptr) owners.push_back(owner_);
     metrics_.blocks += 1;
     metrics_.rows = SaturatingAdd(metrics_.rows, length);
-    return Result<std::optional<RecordBatch>>(std::in_place, std::in_place, schema_, length,
-                                              std::move(spare_));
+    return Result<std::optional<RecordBatch>>(std::in_place, std::in_place, current_->schema,
+                                              length, std::move(spare_));
   }
 
   // Assembles and checks every column of a block whose buffers are resolved (views_), column
@@ -690,7 +788,7 @@ class SegmentDecoder::Impl {
     offsets32_.clear();
     offsets64_.clear();
     for (size_t c = 0; c < columns->size(); ++c) {
-      const Field& field = schema_->field(c);
+      const Field& field = current_->schema->field(c);
       const ColumnPlan& plan = current_->columns[c];
       ArrayData& column = (*columns)[c];
       if (plan.kind != ColumnKind::kNested) {
@@ -1063,7 +1161,7 @@ class SegmentDecoder::Impl {
   // part of ValidateArray's rules the decoder does not already guarantee by construction.
   Status AssembleFlat(const ColumnPlan& plan, size_t index, const Message& message,
                       ArrayData* column) {
-    const std::string& name = schema_->field(index).name;
+    const std::string& name = current_->schema->field(index).name;
     const fb::FieldNode* node = nodes_->Get(static_cast<flatbuffers::uoffset_t>(node_index_++));
     const int64_t length = node->length();
     const int64_t null_count = node->null_count();
@@ -1139,7 +1237,7 @@ class SegmentDecoder::Impl {
   template <typename... Parts>
   Status InvalidColumn(const Message& message, size_t index, Parts&&... parts) const {
     return Status::Corrupt(source_, ": byte ", base_offset_ + message.start,
-                           ": invalid record batch: column '", schema_->field(index).name,
+                           ": invalid record batch: column '", current_->schema->field(index).name,
                            "': ", std::forward<Parts>(parts)...);
   }
 
@@ -1245,6 +1343,8 @@ class SegmentDecoder::Impl {
   bool file_format_ = false;
   bool finished_ = false;
   SchemaPtr schema_;
+  // The dictionaries of a stream with dictionary-encoded fields; empty otherwise.
+  std::optional<ipc::DictionaryMemo> memo_;
   const CachedSchema* current_ = nullptr;
   const CachedSchema* pending_cached_ = nullptr;
 
@@ -1333,6 +1433,11 @@ const SchemaPtr& SegmentDecoder::schema() const {
 Status SegmentDecoder::ReadSchema() {
   return GuardFailures("decoding a schema", [&] { return impl_->ReadSchema(); });
 }
+Status SegmentDecoder::ReadDictionaryBatch() {
+  return GuardFailures("SegmentDecoder::ReadDictionaryBatch",
+                       [&] { return impl_->ReadDictionaryBatch(); });
+}
+
 Result<std::optional<RecordBatch>> SegmentDecoder::Next() {
   return GuardFailures("decoding a block", [&] { return impl_->Next(); });
 }

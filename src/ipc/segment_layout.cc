@@ -137,6 +137,11 @@ Result<SegmentLayout> ReadSegmentLayout(const uint8_t* data, int64_t size,
         layout.blocks.push_back(block);
         break;
       }
+      case ipc::MessageType::kDictionaryBatch:
+        // In an input stream from another writer (Sluice's segments carry none): its rows are
+        // a dictionary's values, not the stream's.
+        if (!seen_schema) return corrupt(start, "a DictionaryBatch message before the Schema");
+        break;
       default:
         return corrupt(start, "unexpected ", header.type_name, " message");
     }

@@ -68,7 +68,26 @@ TABLES = {
     }, schema=pa.schema([pa.field("id", pa.uuid()),
                          pa.field("l", pa.list_(pa.field("item", pa.int8(), metadata={"unit": "cents"})),
                                   metadata={"origin": "ledger"})], metadata={"writer": "corpus"})),
+    # Dictionary-encoded columns (DictionaryBatch messages), top-level and inside a list.
+    "dictionaries": pa.table({
+        "d": pa.DictionaryArray.from_arrays(pa.array([1, None, 0], pa.int8()), pa.array(["a", None])),
+        "l": pa.ListArray.from_arrays(pa.array([0, 2, 2, 3], pa.int32()), pa.DictionaryArray.from_arrays(
+            pa.array([0, 1, 1], pa.uint16()), pa.array([5, 6], pa.int64()))),
+    }),
 }
+
+
+def dictionary_changes(deltas):
+    """A stream whose dictionary grows from batch to batch: replacements, or deltas."""
+    sink = io.BytesIO()
+    batches = [pa.record_batch([pa.DictionaryArray.from_arrays(pa.array(list(range(n)), pa.int32()),
+                                                               pa.array(["x", "y", "z"][:n]))], names=["d"])
+               for n in (1, 2, 3)]
+    options = pa.ipc.IpcWriteOptions(emit_dictionary_deltas=deltas)
+    with pa.ipc.new_stream(sink, batches[0].schema, options=options) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    return sink.getvalue()
 
 
 # Tables cut into blocks of 1, 2 and all rows: streams of several RecordBatch messages of one
@@ -134,6 +153,9 @@ def main():
         if name == "mixed":
             for codec in ("lz4", "zstd"):
                 seeds[f"{name}-sluice-referring-{codec}"] = referring_segment(table, codec)
+        if name == "dictionaries":
+            seeds[f"{name}-pyarrow-replacements"] = dictionary_changes(False)
+            seeds[f"{name}-pyarrow-deltas"] = dictionary_changes(True)
         for seed_name, data in seeds.items():
             if len(data) <= MAX_SEED_BYTES:
                 (CORPUS / seed_name).write_bytes(data)

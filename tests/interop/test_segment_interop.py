@@ -108,3 +108,59 @@ def test_dictionary_input_is_unpacked():
 def test_corrupt_segment_error_names_the_offset():
     with pytest.raises(SluiceError, match="byte 0"):
         sluice.decode_segment(b"\xff\xff\xff\xff\x10\x00\x00\x00garbage!")
+
+
+def dictionary_stream(batches, **options):
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, batches[0].schema,
+                           options=pa.ipc.IpcWriteOptions(**options)) as writer:
+        for batch in batches:
+            writer.write_batch(batch)
+    return sink.getvalue()
+
+
+def dictionary_batch(values, indices, index_type=pa.int16()):
+    column = pa.DictionaryArray.from_arrays(pa.array(indices, index_type), pa.array(values))
+    # Rows of two, none and then one element each.
+    offsets = [0, 2] + list(range(2, len(indices) + 1))
+    nested = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), column)
+    return pa.record_batch([column, nested], names=["d", "l"])
+
+
+@pytest.mark.parametrize("deltas", [False, True])
+def test_an_ipc_stream_with_dictionaries_decodes_to_their_values(deltas):
+    """pyarrow's DictionaryBatch messages (a replacement or a delta for each new dictionary)
+    set the values each batch's indices select."""
+    batches = [dictionary_batch(["a", "bb"], [0, 1, None, 1]),
+               dictionary_batch(["a", "bb", None, "dddddddddddddddd"], [3, 2, 0, 1, 3])]
+    got = sluice.decode_segment(dictionary_stream(batches, emit_dictionary_deltas=deltas))
+    assert got.schema.field("d").type == pa.string()
+    assert got.schema.field("l").type == pa.list_(pa.string())
+    rows = got.read_all()
+    assert rows.column("d").to_pylist() == ["a", "bb", None, "bb",
+                                             "dddddddddddddddd", None, "a", "bb",
+                                             "dddddddddddddddd"]
+    assert rows.column("l").to_pylist() == [["a", "bb"], [], [None], ["bb"],
+                                             ["dddddddddddddddd", None], [], ["a"], ["bb"],
+                                             ["dddddddddddddddd"]]
+
+
+def test_a_dictionary_index_out_of_range_is_refused_with_its_row():
+    column = pa.DictionaryArray.from_arrays(pa.array([0, 5, 1], pa.int8()), pa.array(["a", "b"]),
+                                            safe=False)
+    data = dictionary_stream([pa.record_batch([column], names=["d"])])
+    with pytest.raises(pa.ArrowInvalid, match="byte 352: column .d.: row 1: dictionary index 5 is out of range "
+                                          "for a dictionary of length 2"):
+        sluice.decode_segment(data).read_all()
+
+
+def test_a_record_batch_before_its_dictionary_is_refused():
+    """A stream whose DictionaryBatch is dropped: the batch names the id no message set."""
+    data = dictionary_stream([dictionary_batch(["a"], [0, 0])])
+    messages = list(pa.ipc.MessageReader.open_stream(pa.BufferReader(data)))
+    assert [m.type for m in messages] == ["schema", "dictionary", "dictionary", "record batch"]
+    without = b"".join(m.serialize().to_pybytes() for m in messages if m.type != "dictionary")
+    without += b"\xff\xff\xff\xff\0\0\0\0"
+    with pytest.raises(pa.ArrowInvalid, match="field 'd' refers to dictionary id 0, which no "
+                                             "DictionaryBatch before it set"):
+        sluice.decode_segment(without).read_all()

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "sluice/format/record_batch_reader.h"
+#include "sluice/ipc/message_reader.h"
 #include "sluice/ipc/segment_decoder.h"
 
 namespace sluice {
@@ -47,7 +48,7 @@ class IpcDescriptorReader final : public RecordBatchReader {
   // Reads exactly `size` bytes; an early end of the stream is Corrupt, naming `what`.
   Status ReadExactly(uint8_t* out, int64_t size, const char* what);
   // Reads the next message's prefix and metadata into `message_`; false at the end of stream.
-  Result<bool> ReadHeader(int64_t* body_length, bool* is_record_batch);
+  Result<bool> ReadHeader(int64_t* body_length, ipc::MessageType* type);
   Result<std::optional<RecordBatch>> ReadNext();
 
   IpcDescriptorReaderOptions options_;

@@ -54,12 +54,6 @@ struct MessageHeader {
   CompressionCodec codec = CompressionCodec::kNone;
 };
 
-/// What Sluice says of a DictionaryBatch message, wherever it meets one: dictionary-encoded
-/// columns arrive through the C Data Interface (unpacked to their values), not in IPC streams.
-inline constexpr const char* kDictionaryBatchUnsupported =
-    "dictionary-encoded columns (DictionaryBatch messages) in an Arrow IPC stream are not "
-    "supported; pass them through the C Data Interface, which unpacks them";
-
 /// Verifies the metadata flatbuffer `metadata[0..size)` (any alignment) and reads its header:
 /// metadata version V4 or V5, a non-negative body length, a known body codec.
 Result<MessageHeader> ReadMessageHeader(const uint8_t* metadata, int64_t size,

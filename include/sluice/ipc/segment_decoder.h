@@ -83,8 +83,15 @@ class SegmentDecoder {
   const SchemaPtr& schema() const;
   Status ReadSchema();
 
-  /// Returns the next batch, or std::nullopt at the end-of-stream marker.
+  /// Returns the next batch, or std::nullopt at the end-of-stream marker. A stream with
+  /// dictionary-encoded fields (an Arrow IPC stream from another writer) is returned with their
+  /// values: each DictionaryBatch message sets, extends (delta) or replaces a dictionary, and
+  /// each batch's indices are unpacked to the values they select.
   Result<std::optional<RecordBatch>> Next();
+
+  /// Reads one DictionaryBatch message (after Continue with a buffer that holds it) into the
+  /// stream's dictionaries. Invalid for a stream without dictionary-encoded fields.
+  Status ReadDictionaryBatch();
 
   /// Returns the offset just after the end-of-stream marker once Next() has returned nullopt.
   int64_t position() const;

@@ -1,0 +1,135 @@
+#include <span>
+#include <utility>
+
+#include "dictionary_memo_internal.h"
+#include "sluice/format/dictionary_values.h"
+
+namespace sluice::ipc {
+
+namespace {
+
+// Returns `type` with the field at `path` below it (child indices) given `replacement`'s type.
+TypePtr ReplaceBelow(const DataType& type, std::span<const int> path, const TypePtr& replacement);
+
+Field ReplaceField(const Field& field, std::span<const int> path, const TypePtr& replacement) {
+  Field replaced = field;
+  replaced.type = path.empty() ? replacement : ReplaceBelow(*field.type, path, replacement);
+  return replaced;
+}
+
+TypePtr ReplaceBelow(const DataType& type, std::span<const int> path, const TypePtr& replacement) {
+  std::vector<Field> children = type.children();
+  const auto child = static_cast<size_t>(path.front());
+  children[child] = ReplaceField(children[child], path.subspan(1), replacement);
+  switch (type.id()) {
+    case TypeId::kList:
+      return DataType::List(std::move(children[0]));
+    case TypeId::kLargeList:
+      return DataType::LargeList(std::move(children[0]));
+    case TypeId::kFixedSizeList:
+      return DataType::FixedSizeList(std::move(children[0]), type.list_size());
+    case TypeId::kMap:
+      return DataType::Map(std::move(children[0]), type.keys_sorted());
+    default:
+      return DataType::Struct(std::move(children));
+  }
+}
+
+// Returns the array at `path` (the top-level column, then child indices) of `columns`.
+ArrayData* ArrayAt(std::vector<ArrayData>* columns, const std::vector<int>& path) {
+  ArrayData* array = &(*columns)[static_cast<size_t>(path.front())];
+  for (size_t i = 1; i < path.size(); ++i) {
+    array = &array->children[static_cast<size_t>(path[i])];
+  }
+  return array;
+}
+
+}  // namespace
+
+SchemaPtr IndexSchema(const Schema& schema, const std::vector<DictionaryField>& fields) {
+  std::vector<Field> columns = schema.fields();
+  for (const DictionaryField& field : fields) {
+    const auto column = static_cast<size_t>(field.index_path.front());
+    columns[column] =
+        ReplaceField(columns[column], std::span(field.index_path).subspan(1), field.index_type);
+  }
+  return std::make_shared<const Schema>(std::move(columns), schema.metadata());
+}
+
+DictionaryMemo::DictionaryMemo(std::vector<DictionaryField> fields, SchemaPtr values_schema)
+    : fields_(std::move(fields)), values_schema_(std::move(values_schema)) {
+  for (const DictionaryField& field : fields_) {
+    if (Find(field.id) != nullptr) continue;
+    Dictionary dictionary;
+    dictionary.id = field.id;
+    dictionary.schema = std::make_shared<const Schema>(
+        std::vector<Field>{MakeField("dictionary", field.value_type)});
+    dictionaries_.push_back(std::move(dictionary));
+  }
+}
+
+const DictionaryMemo::Dictionary* DictionaryMemo::Find(int64_t id) const {
+  for (const Dictionary& dictionary : dictionaries_) {
+    if (dictionary.id == id) return &dictionary;
+  }
+  return nullptr;
+}
+
+SchemaPtr DictionaryMemo::DictionarySchema(int64_t id) const {
+  const Dictionary* dictionary = Find(id);
+  return dictionary != nullptr ? dictionary->schema : nullptr;
+}
+
+Status DictionaryMemo::Add(int64_t id, const RecordBatch& batch, bool delta,
+                           const std::string& where) {
+  Dictionary* dictionary = nullptr;
+  for (Dictionary& candidate : dictionaries_) {
+    if (candidate.id == id) dictionary = &candidate;
+  }
+  if (dictionary == nullptr) {
+    return Status::Corrupt(where, ": a DictionaryBatch of id ", id,
+                           ", which no field of the schema uses");
+  }
+  if (!delta || !dictionary->set) {
+    if (delta) {
+      return Status::Corrupt(where, ": a delta DictionaryBatch of id ", id,
+                             " before any dictionary of that id");
+    }
+    dictionary->values = batch.column(0);
+    dictionary->owners = batch.owners();
+    dictionary->set = true;
+    return Status::OK();
+  }
+  // A delta: the values so far, then the new ones, in new buffers.
+  ArrayBuilder builder(dictionary->values.type);
+  for (int64_t row = 0; row < dictionary->values.length; ++row) {
+    AppendArrayValue(builder, dictionary->values, row);
+  }
+  for (int64_t row = 0; row < batch.num_rows(); ++row) {
+    AppendArrayValue(builder, batch.column(0), row);
+  }
+  std::vector<MemoryOwner> owners;
+  dictionary->values = builder.Finish(&owners);
+  dictionary->owners = std::move(owners);
+  return Status::OK();
+}
+
+Result<RecordBatch> DictionaryMemo::Unpack(const RecordBatch& batch,
+                                           const std::string& where) const {
+  std::vector<ArrayData> columns = batch.columns();
+  std::vector<MemoryOwner> owners = batch.owners();
+  for (const DictionaryField& field : fields_) {
+    const Dictionary* dictionary = Find(field.id);
+    if (!dictionary->set) {
+      return Status::Corrupt(where, ": field '", field.path, "' refers to dictionary id ", field.id,
+                             ", which no DictionaryBatch before it set");
+    }
+    ArrayData* indices = ArrayAt(&columns, field.index_path);
+    Result<ArrayData> values = UnpackDictionary(*indices, dictionary->values, field.path, &owners);
+    if (!values.ok()) return Status::Corrupt(where, ": ", values.status().message());
+    *indices = std::move(values).ValueUnsafe();
+  }
+  return RecordBatch(values_schema_, batch.num_rows(), std::move(columns), std::move(owners));
+}
+
+}  // namespace sluice::ipc

@@ -1,0 +1,57 @@
+// DictionaryMemo: the dictionaries an Arrow IPC stream's DictionaryBatch messages have set, and
+// the unpacking of its record batches to the values their indices select.
+//
+// Sluice carries a dictionary-encoded field as its values (sluice/format/dictionary_values.h).
+// A stream that has such fields lays its RecordBatch messages out with the fields' index types
+// (IndexSchema); each DictionaryBatch sets a dictionary (or, as a delta, extends it), and a
+// later one with the same id replaces it, as Arrow's stream format allows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schema_message_internal.h"
+#include "sluice/base/result.h"
+#include "sluice/format/record_batch.h"
+
+namespace sluice::ipc {
+
+/// Returns `schema` (whose dictionary-encoded fields have their values' types) with each of
+/// `fields` given its index type: the layout of the stream's RecordBatch messages.
+SchemaPtr IndexSchema(const Schema& schema, const std::vector<DictionaryField>& fields);
+
+class DictionaryMemo {
+ public:
+  /// `values_schema` is the stream's schema as Sluice carries it (values' types).
+  DictionaryMemo(std::vector<DictionaryField> fields, SchemaPtr values_schema);
+
+  /// Returns the one-field schema a DictionaryBatch of `id` is laid out in, or null when no
+  /// field of the stream uses `id`.
+  SchemaPtr DictionarySchema(int64_t id) const;
+
+  /// Sets dictionary `id` to the one column of `dictionary` (laid out in DictionarySchema(id)),
+  /// or with `delta` appends its values to the dictionary set before. `where` names the
+  /// message in errors.
+  Status Add(int64_t id, const RecordBatch& dictionary, bool delta, const std::string& where);
+
+  /// Returns `batch`, laid out in IndexSchema, with every dictionary-encoded field replaced by
+  /// the values its indices select. `where` names the message in errors.
+  Result<RecordBatch> Unpack(const RecordBatch& batch, const std::string& where) const;
+
+ private:
+  struct Dictionary {
+    int64_t id = 0;
+    SchemaPtr schema;
+    bool set = false;
+    ArrayData values;
+    std::vector<MemoryOwner> owners;
+  };
+  const Dictionary* Find(int64_t id) const;
+
+  std::vector<DictionaryField> fields_;
+  SchemaPtr values_schema_;
+  std::vector<Dictionary> dictionaries_;
+};
+
+}  // namespace sluice::ipc
