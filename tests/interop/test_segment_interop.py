@@ -164,3 +164,22 @@ def test_a_record_batch_before_its_dictionary_is_refused():
     with pytest.raises(pa.ArrowInvalid, match="field 'd' refers to dictionary id 0, which no "
                                              "DictionaryBatch before it set"):
         sluice.decode_segment(without).read_all()
+
+
+@pytest.mark.parametrize("values", [
+    pa.array([10**45, -(10**50), None], pa.decimal256(60, 0)),
+    pa.array([pa.MonthDayNano([1, 2, 3]), None, pa.MonthDayNano([-1, 0, 5])],
+             pa.month_day_nano_interval()),
+    pa.array([b"abcde", None, b"vwxyz"], pa.binary(5)),
+    pa.array([1.5, None, -0.0], pa.float16()),
+], ids=lambda values: str(values.type))
+def test_dictionaries_of_every_width_unpack_whole_values(values):
+    """Through the C Data interface and through IPC: a 32-byte decimal256 was unpacked as its
+    first 16 bytes before 2026-12-06."""
+    column = pa.DictionaryArray.from_arrays(pa.array([2, 0, None, 1, 0], pa.int32()), values)
+    expected = column.cast(values.type).to_pylist()
+    table = pa.table({"d": column})
+    through_c_data = read_with_pyarrow(sluice.encode_segment(table))
+    assert through_c_data.column("d").to_pylist() == expected
+    through_ipc = sluice.decode_segment(dictionary_stream(table.to_batches())).read_all()
+    assert through_ipc.column("d").to_pylist() == expected
