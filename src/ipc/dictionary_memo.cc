@@ -35,11 +35,18 @@ TypePtr ReplaceBelow(const DataType& type, std::span<const int> path, const Type
   }
 }
 
-// Returns the array at `path` (the top-level column, then child indices) of `columns`.
-ArrayData* ArrayAt(std::vector<ArrayData>* columns, const std::vector<int>& path) {
+// Returns the array at `path` (the top-level column, then child indices) of `columns`, each
+// array on the way given its type in `schema`: the arrays were decoded with the index schema's
+// types, which differ from the values' along the path (and only there).
+ArrayData* ArrayAt(std::vector<ArrayData>* columns, const Schema& schema,
+                   const std::vector<int>& path) {
+  const DataType* type = schema.field(static_cast<size_t>(path.front())).type.get();
   ArrayData* array = &(*columns)[static_cast<size_t>(path.front())];
+  array->type = type;
   for (size_t i = 1; i < path.size(); ++i) {
+    type = &type->child_type(static_cast<size_t>(path[i]));
     array = &array->children[static_cast<size_t>(path[i])];
+    array->type = type;
   }
   return array;
 }
@@ -124,10 +131,13 @@ Result<RecordBatch> DictionaryMemo::Unpack(const RecordBatch& batch,
       return Status::Corrupt(where, ": field '", field.path, "' refers to dictionary id ", field.id,
                              ", which no DictionaryBatch before it set");
     }
-    ArrayData* indices = ArrayAt(&columns, field.index_path);
+    ArrayData* indices = ArrayAt(&columns, *values_schema_, field.index_path);
+    const DataType* values_type = indices->type;
+    indices->type = field.index_type.get();
     Result<ArrayData> values = UnpackDictionary(*indices, dictionary->values, field.path, &owners);
     if (!values.ok()) return Status::Corrupt(where, ": ", values.status().message());
     *indices = std::move(values).ValueUnsafe();
+    indices->type = values_type;
   }
   return RecordBatch(values_schema_, batch.num_rows(), std::move(columns), std::move(owners));
 }

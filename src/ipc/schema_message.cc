@@ -531,6 +531,14 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     default:
       return Unsupported(*field, path);
   }
+  if (type->children().empty() && walk->dictionaries != nullptr) {
+    // Child fields under a type that has none (malformed metadata) are not part of the type;
+    // neither are dictionaries found among them.
+    std::erase_if(*walk->dictionaries, [&](const DictionaryField& found) {
+      return found.index_path.size() > walk->index_path.size() &&
+             std::equal(walk->index_path.begin(), walk->index_path.end(), found.index_path.begin());
+    });
+  }
   if (const fb::DictionaryEncoding* dictionary = field->dictionary()) {
     SLUICE_RETURN_NOT_OK(AddDictionaryField(*dictionary, type, path, walk));
   }
