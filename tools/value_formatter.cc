@@ -258,6 +258,12 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
       return FormatItems(array.children[0], array.value_offsets<int32_t>(), row);
     case TypeId::kLargeList:
       return FormatItems(array.children[0], array.value_offsets<int64_t>(), row);
+    case TypeId::kListView:
+    case TypeId::kLargeListView: {
+      const auto [offset, size] = ListViewRange(array, row);
+      const int64_t bounds[2] = {offset, offset + size};
+      return FormatItems(array.children[0], bounds, 0);
+    }
     case TypeId::kFixedSizeList: {
       const int64_t size = type.list_size();
       const int64_t bounds[2] = {(array.offset + row) * size, (array.offset + row + 1) * size};

@@ -18,7 +18,8 @@ void GrowBitmap(AlignedBuffer& bitmap, int64_t bit_count) {
 }
 
 bool IsOffsetType(TypeId id) {
-  return IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap;
+  return IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList ||
+         id == TypeId::kMap || IsListView(id);
 }
 }  // namespace
 
@@ -36,7 +37,8 @@ void ArrayBuilder::Reset() {
   validity_.Clear();
   values_.Clear();
   bytes_.Clear();
-  if (IsOffsetType(type_->id())) {
+  list_view_start_ = 0;
+  if (IsOffsetType(type_->id()) && !IsListView(type_->id())) {
     // Offsets start with a leading zero.
     const int64_t zero = 0;
     values_.Append(&zero, HasLargeOffsets(type_->id()) ? sizeof(int64_t) : sizeof(int32_t));
@@ -68,6 +70,23 @@ void ArrayBuilder::AppendBit(bool value) {
 void ArrayBuilder::AppendOffset() {
   int64_t end = 0;
   const TypeId id = type_->id();
+  if (IsListView(id)) {
+    // The row's elements are those appended to the child since the last row: its offset and
+    // size (offsets in values_, sizes in bytes_).
+    const int64_t start = list_view_start_;
+    const int64_t size = children_[0]->length() - start;
+    list_view_start_ = children_[0]->length();
+    if (id == TypeId::kLargeListView) {
+      values_.Append(&start, sizeof(int64_t));
+      bytes_.Append(&size, sizeof(int64_t));
+    } else {
+      const auto start32 = static_cast<int32_t>(start);
+      const auto size32 = static_cast<int32_t>(size);
+      values_.Append(&start32, sizeof(int32_t));
+      bytes_.Append(&size32, sizeof(int32_t));
+    }
+    return;
+  }
   if (IsBinaryLike(id)) {
     end = bytes_.size();
   } else {
@@ -150,7 +169,7 @@ void ArrayBuilder::AppendNull() {
 void ArrayBuilder::AppendValid() {
   const TypeId id = type_->id();
   SLUICE_DCHECK(id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap ||
-                id == TypeId::kStruct || id == TypeId::kFixedSizeList);
+                id == TypeId::kStruct || id == TypeId::kFixedSizeList || IsListView(id));
   MarkValid();
   if (id != TypeId::kStruct && id != TypeId::kFixedSizeList) AppendOffset();
   ++length_;
@@ -183,7 +202,9 @@ ArrayData ArrayBuilder::View() const {
   if (id != TypeId::kNull && id != TypeId::kStruct && id != TypeId::kFixedSizeList) {
     array.buffers[1] = BufferView{values_.data(), values_.size()};
   }
-  if (IsBinaryLike(id)) array.buffers[2] = BufferView{bytes_.data(), bytes_.size()};
+  if (IsBinaryLike(id) || IsListView(id)) {
+    array.buffers[2] = BufferView{bytes_.data(), bytes_.size()};
+  }
   if (IsBinaryView(id)) array.variadic_buffers = {BufferView{bytes_.data(), bytes_.size()}};
   array.children.reserve(children_.size());
   for (const auto& child : children_) array.children.push_back(child->View());

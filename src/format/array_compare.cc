@@ -24,6 +24,10 @@ void ListRange(const ArrayData& array, int64_t row, int64_t* start, int64_t* end
     const int64_t size = array.type->list_size();
     *start = (array.offset + row) * size;
     *end = *start + size;
+  } else if (IsListView(array.type->id())) {
+    const auto [offset, size] = ListViewRange(array, row);
+    *start = offset;
+    *end = offset + size;
   } else if (HasLargeOffsets(array.type->id())) {
     ValueRange<int64_t>(array, row, start, end);
   } else {
@@ -109,6 +113,8 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
     case TypeId::kList:
     case TypeId::kLargeList:
     case TypeId::kMap:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
     case TypeId::kFixedSizeList: {
       int64_t a_start, a_end, b_start, b_end;
       ListRange(left, left_row, &a_start, &a_end);

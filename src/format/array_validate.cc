@@ -33,6 +33,8 @@ class ArrayValidator {
                          const char* limit_name) const;
   Status ValidateChildren(const ArrayData& array, int depth);
   Status ValidateViews(const ArrayData& array, int64_t end) const;
+  template <typename Offset>
+  Status ValidateListViews(const ArrayData& array, int64_t end) const;
 
   std::string path_;
 };
@@ -197,6 +199,39 @@ Status ArrayValidator::ValidateViews(const ArrayData& array, int64_t end) const 
   return Status::OK();
 }
 
+// The offset and size of every non-null row of [offset, end) of a list view: both >= 0, and the
+// range they make inside the child. Null rows are never read, so their entries may be anything.
+template <typename Offset>
+Status ArrayValidator::ValidateListViews(const ArrayData& array, int64_t end) const {
+  if (array.length == 0) return Status::OK();
+  int64_t needed = 0;
+  if (__builtin_mul_overflow(end, static_cast<int64_t>(sizeof(Offset)), &needed)) {
+    return Fail("offset ", array.offset, " + length ", array.length, " of offsets overflows");
+  }
+  for (size_t b = 1; b <= 2; ++b) {
+    const BufferView& buffer = array.buffers[b];
+    if (buffer.data == nullptr || buffer.size < needed) {
+      return Fail("the ", b == 1 ? "offsets" : "sizes", " buffer has ",
+                  buffer.data == nullptr ? 0 : buffer.size, " bytes, expected at least ", needed,
+                  " for offset ", array.offset, " + length ", array.length);
+    }
+  }
+  const int64_t child_length = array.children.empty() ? 0 : array.children[0].length;
+  const uint8_t* validity = array.null_count > 0 ? array.buffers[0].data : nullptr;
+  for (int64_t slot = array.offset; slot < end; ++slot) {
+    if (validity != nullptr && !bits::GetBit(validity, slot)) continue;  // never read
+    const auto offset = static_cast<int64_t>(
+        bits::LoadUnaligned<Offset>(array.buffers[1].data + slot * sizeof(Offset)));
+    const auto size = static_cast<int64_t>(
+        bits::LoadUnaligned<Offset>(array.buffers[2].data + slot * sizeof(Offset)));
+    if (offset < 0 || size < 0 || size > child_length || offset > child_length - size) {
+      return Fail("row ", slot - array.offset, ": offset ", offset, " and size ", size,
+                  " are outside the child's ", child_length, " elements");
+    }
+  }
+  return Status::OK();
+}
+
 Status ArrayValidator::ValidateChildren(const ArrayData& array, int depth) {
   const DataType& type = *array.type;
   const TypeId id = type.id();
@@ -289,6 +324,10 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
       return Fail("the child holds ", child_length, " elements, fewer than the ", needed, " that ",
                   end, " rows of ", size, " need");
     }
+  } else if (id == TypeId::kListView) {
+    SLUICE_RETURN_NOT_OK(ValidateListViews<int32_t>(array, end));
+  } else if (id == TypeId::kLargeListView) {
+    SLUICE_RETURN_NOT_OK(ValidateListViews<int64_t>(array, end));
   } else if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
     const int64_t child_length = array.children.empty() ? 0 : array.children[0].length;
     if (HasLargeOffsets(id)) {
@@ -364,6 +403,17 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
       const int64_t size = type.list_size();
       return ValidateUtf8Slots(child, child.offset + start * size, count * size,
                                path + "." + type.children()[0].name);
+    }
+    case TypeId::kListView:
+    case TypeId::kLargeListView: {
+      const ArrayData& child = array.children[0];
+      for (int64_t slot = start; slot < start + count; ++slot) {
+        if (array.IsNull(slot - array.offset)) continue;
+        const auto [offset, size] = ListViewRange(array, slot - array.offset);
+        SLUICE_RETURN_NOT_OK(ValidateUtf8Slots(child, child.offset + offset, size,
+                                               path + "." + type.children()[0].name));
+      }
+      return Status::OK();
     }
     case TypeId::kList:
     case TypeId::kMap:

@@ -121,6 +121,10 @@ std::string FormatString(const DataType& type) {
       return "+l";
     case TypeId::kLargeList:
       return "+L";
+    case TypeId::kListView:
+      return "+vl";
+    case TypeId::kLargeListView:
+      return "+vL";
     case TypeId::kStruct:
       return "+s";
     case TypeId::kMap:

@@ -206,8 +206,6 @@ TypePtr ParseTemporalFormat(std::string_view format) {
 
 // Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
 std::string UnsupportedFormatName(std::string_view format) {
-  if (format == "+vl") return "list_view";
-  if (format == "+vL") return "large_list_view";
   if (format.substr(0, 4) == "+ud:") return "dense_union";
   if (format.substr(0, 4) == "+us:") return "sparse_union";
   if (format == "+r") return "run_end_encoded";
@@ -404,6 +402,14 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
     *type = format == "+l" ? DataType::List(std::move(fields[0]))
                            : DataType::LargeList(std::move(fields[0]));
+    return Status::OK();
+  }
+  if (format == "+vl" || format == "+vL") {
+    SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 1));
+    std::vector<Field> fields;
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    *type = format == "+vl" ? DataType::ListView(std::move(fields[0]))
+                            : DataType::LargeListView(std::move(fields[0]));
     return Status::OK();
   }
   if (format.substr(0, 3) == "+w:") {
@@ -744,6 +750,34 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
 
   if (id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap) {
     SLUICE_RETURN_NOT_OK(ImportOffsets(array, HasLargeOffsets(id) ? 8 : 4, path, out));
+    const Field& element = type->children()[0];
+    out->children.resize(1);
+    return Import(array->children[0], element.type.get(),
+                  encoding != nullptr ? &encoding->children[0] : nullptr, 0, -1,
+                  JoinPath(path, element.name), depth + 1, &out->children[0]);
+  }
+
+  if (IsListView(id)) {
+    // Offsets and sizes, one of each per row of the view (ValidateArray checks each non-null
+    // row's range against the whole child).
+    const int64_t width = id == TypeId::kLargeListView ? 8 : 4;
+    for (size_t b = 1; b <= 2; ++b) {
+      if (view_length == 0) {
+        out->buffers[b] = BufferView{kZeroBytes, 0};
+        continue;
+      }
+      const auto* data = static_cast<const uint8_t*>(array->buffers[b]);
+      if (data == nullptr) {
+        return Invalid(path, "ArrowArray.buffers[", b, "] (", b == 1 ? "offsets" : "sizes",
+                       ") is NULL but the array has ", view_length, " values");
+      }
+      int64_t size = 0;
+      if (__builtin_mul_overflow(view_offset + view_length, width, &size)) {
+        return Invalid(path, "ArrowArray.offset + ArrowArray.length of offsets overflows");
+      }
+      out->buffers[b] = BufferView{data, size};
+    }
+    if (view_length == 0) out->offset = 0;
     const Field& element = type->children()[0];
     out->children.resize(1);
     return Import(array->children[0], element.type.get(),

@@ -60,6 +60,8 @@ std::string DataType::ToString() const {
       break;
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
     case TypeId::kStruct:
     case TypeId::kMap: {
       text << "<";
@@ -194,6 +196,26 @@ TypePtr DataType::LargeList(Field element) {
   return TypePtr(type);
 }
 
+TypePtr DataType::ListView(TypePtr element, bool element_nullable) {
+  return ListView(Field{"item", std::move(element), element_nullable});
+}
+
+TypePtr DataType::ListView(Field element) {
+  auto* type = new DataType(TypeId::kListView);
+  type->children_.push_back(std::move(element));
+  return TypePtr(type);
+}
+
+TypePtr DataType::LargeListView(TypePtr element, bool element_nullable) {
+  return LargeListView(Field{"item", std::move(element), element_nullable});
+}
+
+TypePtr DataType::LargeListView(Field element) {
+  auto* type = new DataType(TypeId::kLargeListView);
+  type->children_.push_back(std::move(element));
+  return TypePtr(type);
+}
+
 TypePtr DataType::FixedSizeList(TypePtr element, int32_t list_size, bool element_nullable) {
   return FixedSizeList(Field{"item", std::move(element), element_nullable}, list_size);
 }
@@ -303,6 +325,10 @@ std::string_view TypeIdName(TypeId id) {
       return "binary_view";
     case TypeId::kUtf8View:
       return "string_view";
+    case TypeId::kListView:
+      return "list_view";
+    case TypeId::kLargeListView:
+      return "large_list_view";
   }
   return "unknown";
 }
@@ -435,10 +461,14 @@ bool HasLargeOffsets(TypeId id) {
   return id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary || id == TypeId::kLargeList;
 }
 
+bool IsListView(TypeId id) {
+  return id == TypeId::kListView || id == TypeId::kLargeListView;
+}
+
 int BufferCount(TypeId id) {
   if (id == TypeId::kNull) return 0;
   if (id == TypeId::kStruct || id == TypeId::kFixedSizeList) return 1;
-  if (IsBinaryLike(id)) return 3;
+  if (IsBinaryLike(id) || IsListView(id)) return 3;
   return 2;
 }
 

@@ -59,6 +59,15 @@ void AppendArrayValue(ArrayBuilder& builder, const ArrayData& source, int64_t ro
       builder.AppendValid();
       return;
     }
+    case TypeId::kListView:
+    case TypeId::kLargeListView: {
+      const auto [start, size] = ListViewRange(source, row);
+      for (int64_t element = start; element < start + size; ++element) {
+        AppendArrayValue(builder.child(0), source.children[0], element);
+      }
+      builder.AppendValid();
+      return;
+    }
     case TypeId::kFixedSizeList: {
       const int64_t size = type.list_size();
       for (int64_t element = position * size; element < (position + 1) * size; ++element) {

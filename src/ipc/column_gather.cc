@@ -693,6 +693,86 @@ class ListGather final : public OffsetsNode<Offset, ListGather<Offset>> {
   RunSelection child_selection_;
 };
 
+// ---- List view, large list view ----------------------------------------------------------
+
+// A row's elements are wherever its offset and size say, in any order: the output lays the
+// selected rows' elements out one after another (merged into runs where they touch), so its
+// offsets increase and its sizes are the rows' own; a null row gets size 0.
+template <typename Offset>
+class ListViewGather final : public GatherNode<ListViewGather<Offset>> {
+ public:
+  explicit ListViewGather(const DataType& type) : child_(ColumnGather::Make(type.child_type(0))) {}
+
+  void BindChildren() override {
+    child_sources_.resize(this->sources_.size());
+    for (size_t s = 0; s < this->sources_.size(); ++s) {
+      child_sources_[s] = &this->sources_[s]->children[0];
+    }
+    child_->Bind(child_sources_);
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    this->PlanNode(selection, plan);
+    const int64_t entries_bytes = selection.count * static_cast<int64_t>(sizeof(Offset));
+    plan->buffers.push_back(PlannedBuffer{entries_bytes});  // offsets
+    plan->buffers.push_back(PlannedBuffer{entries_bytes});  // sizes
+    child_runs_.clear();
+    int64_t child_length = 0;
+    ForEachSelected(selection, [&](uint32_t source, int64_t row) {
+      const auto [offset, size] = RangeOf(*this->sources_[source], row);
+      child_length += AppendChildRun(source, offset, size, &child_runs_);
+    });
+    if (child_length > std::numeric_limits<Offset>::max()) plan->offsets_overflow = true;
+    child_selection_ = RunSelection{child_runs_.data(), child_runs_.size(), child_length};
+    child_->Plan(child_selection_, plan);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    this->WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    uint8_t* offsets = plan->buffers[(*buffer_index)++].destination;
+    uint8_t* sizes = plan->buffers[(*buffer_index)++].destination;
+    Offset position = 0;
+    int64_t i = 0;
+    ForEachSelected(selection, [&](uint32_t source, int64_t row) {
+      const auto size = static_cast<Offset>(RangeOf(*this->sources_[source], row).second);
+      std::memcpy(offsets + i * sizeof(Offset), &position, sizeof(Offset));
+      std::memcpy(sizes + i * sizeof(Offset), &size, sizeof(Offset));
+      position += size;
+      ++i;
+    });
+    child_->Write(child_selection_, plan, buffer_index);
+  }
+
+  int node_count() const override { return 1 + child_->node_count(); }
+  int buffer_count() const override { return 3 + child_->buffer_count(); }
+
+ private:
+  // The child range of a row of a validated source; none for a null row.
+  static std::pair<int64_t, int64_t> RangeOf(const ArrayData& source, int64_t row) {
+    if (source.IsNull(row)) return {0, 0};
+    return ListViewRange(source, row);
+  }
+
+  // Calls visit(source, row) for every selected row, in order.
+  template <typename Visit>
+  static void ForEachSelected(const RowSelection& selection, Visit&& visit) {
+    for (int64_t i = 0; i < selection.count; ++i) visit(selection.sources[i], selection.rows[i]);
+  }
+  template <typename Visit>
+  static void ForEachSelected(const RunSelection& selection, Visit&& visit) {
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      for (int64_t row = start; row < start + count; ++row) visit(source, row);
+    });
+  }
+
+  std::unique_ptr<ColumnGather> child_;
+  std::vector<const ArrayData*> child_sources_;
+  std::vector<Run> child_runs_;
+  RunSelection child_selection_;
+};
+
 // ---- Fixed-size list ----------------------------------------------------------------------
 
 // No offsets: a selected row's elements are its list_size child rows, so the child is gathered
@@ -876,6 +956,10 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
       return std::make_unique<ListGather<int32_t>>(type);
     case TypeId::kLargeList:
       return std::make_unique<ListGather<int64_t>>(type);
+    case TypeId::kListView:
+      return std::make_unique<ListViewGather<int32_t>>(type);
+    case TypeId::kLargeListView:
+      return std::make_unique<ListViewGather<int64_t>>(type);
     case TypeId::kStruct:
       return std::make_unique<StructGather>(type);
     case TypeId::kFixedSizeList:

@@ -92,6 +92,10 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
       return {fb::Type::ListType, fb::CreateListType(builder).Union()};
     case TypeId::kLargeList:
       return {fb::Type::LargeListType, fb::CreateLargeListType(builder).Union()};
+    case TypeId::kListView:
+      return {fb::Type::ListViewType, fb::CreateListViewType(builder).Union()};
+    case TypeId::kLargeListView:
+      return {fb::Type::LargeListViewType, fb::CreateLargeListViewType(builder).Union()};
     case TypeId::kStruct:
       return {fb::Type::StructType, fb::CreateStructType(builder).Union()};
     case TypeId::kMap:
@@ -270,10 +274,6 @@ std::string UnsupportedTypeName(const fb::Field& field) {
                                                                        : "sparse_union";
     case fb::Type::RunEndEncodedType:
       return "run_end_encoded";
-    case fb::Type::ListViewType:
-      return "list_view";
-    case fb::Type::LargeListViewType:
-      return "large_list_view";
     default:
       return "a type this Arrow format version does not define (Type union tag " +
              std::to_string(static_cast<int>(field.type_type())) + ")";
@@ -513,6 +513,14 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     case fb::Type::LargeListType:
       SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list"));
       type = DataType::LargeList(std::move(children[0]));
+      break;
+    case fb::Type::ListViewType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list_view"));
+      type = DataType::ListView(std::move(children[0]));
+      break;
+    case fb::Type::LargeListViewType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list_view"));
+      type = DataType::LargeListView(std::move(children[0]));
       break;
     case fb::Type::StructType:
       type = DataType::Struct(std::move(children));

@@ -323,6 +323,9 @@ class ColumnHasher {
         return UpdateList<int64_t>(array, rows, states);
       case TypeId::kFixedSizeList:
         return UpdateFixedSizeList(array, rows, states);
+      case TypeId::kListView:
+      case TypeId::kLargeListView:
+        return UpdateListView(array, rows, states);
       // Types Spark has, hashed as Spark hashes the value it reads them as; the rest as the
       // Spark type of the same values (README, "Types and how they are partitioned").
       case TypeId::kFloat16: {
@@ -624,6 +627,15 @@ class ColumnHasher {
     const int64_t size = array.type->list_size();
     UpdateElements(array, rows, states, [size](int64_t i) {
       return std::pair<int64_t, int64_t>{i * size, (i + 1) * size};
+    });
+  }
+
+  // A list view folds as the list of the same elements (its offset and size say which).
+  template <typename Rows>
+  static void UpdateListView(const ArrayData& array, const Rows& rows, State* states) {
+    UpdateElements(array, rows, states, [&array](int64_t i) {
+      const auto [offset, size] = ListViewRange(array, i - array.offset);
+      return std::pair<int64_t, int64_t>{offset, offset + size};
     });
   }
 

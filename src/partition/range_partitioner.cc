@@ -480,6 +480,8 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
       // Spark's CalendarInterval has none.
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
     case TypeId::kMap:

@@ -33,7 +33,8 @@ namespace {
 
 // Formats and the physical layout a correct producer gives them. `width` is bytes per value of
 // buffer 1 (0: none; -1: bits; -4, -8: 32- or 64-bit offsets followed by a data buffer; -16:
-// 16-byte views, one variadic data buffer and the buffer of its size).
+// 16-byte views, one variadic data buffer and the buffer of its size; -32, -64: a list view's
+// 32- or 64-bit offsets and sizes, in any order).
 struct Format {
   const char* text;
   int buffers;
@@ -61,13 +62,13 @@ constexpr Format kFormats[] = {
     {"vu", 4, -16, 0},        {"+w:2", 1, 0, 1},
     {"+r", 0, 0, 2},          {"+ud:0,1", 2, 4, 2},
     {"+us:0", 1, 1, 1},       {"d:5,2,256", 2, 32, 0},
-    {"d:4,1,32", 2, 4, 0},    {"+vl", 3, 4, 1},
+    {"d:4,1,32", 2, 4, 0},    {"+vl", 3, -32, 1},
     {"zz", 3, -4, 0},         {"tts", 2, 4, 0},
     {"ttm", 2, 4, 0},         {"ttn", 2, 8, 0},
     {"tDn", 2, 8, 0},         {"tiD", 2, 8, 0},
     {"tin", 2, 16, 0},        {"d:15,3,64", 2, 8, 0},
     {"d:60,5,256", 2, 32, 0}, {"+w:3", 1, 0, 1},
-    {"vz", 4, -16, 0},
+    {"vz", 4, -16, 0},        {"+vL", 3, -64, 1},
 };
 constexpr int kFormatCount = static_cast<int>(sizeof(kFormats) / sizeof(kFormats[0]));
 constexpr int kMaxDepth = 4;
@@ -242,6 +243,28 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
     buffers[1] = views;
     buffers[2] = data;
     if (buffers.size() > 3) buffers[3] = sizes;
+  } else if (format.width == -32 || format.width == -64) {
+    // Offsets and sizes of 0..7 (negative at times), out of order and overlapping: the child is
+    // given 8 elements, fewer at times.
+    const size_t width = format.width == -64 ? 8 : 4;
+    uint8_t* offsets = arena.Buffer(static_cast<size_t>(slots) * width);
+    uint8_t* sizes = arena.Buffer(static_cast<size_t>(slots) * width);
+    for (int64_t i = 0; i < slots; ++i) {
+      const int64_t entries[2] = {static_cast<int8_t>(program.Byte()) % 8,
+                                  static_cast<int8_t>(program.Byte()) % 8};
+      for (int e = 0; e < 2; ++e) {
+        uint8_t* to = (e == 0 ? offsets : sizes) + i * static_cast<int64_t>(width);
+        if (width == 8) {
+          std::memcpy(to, &entries[e], 8);
+        } else {
+          const auto narrow = static_cast<int32_t>(entries[e]);
+          std::memcpy(to, &narrow, 4);
+        }
+      }
+    }
+    buffers[1] = offsets;
+    buffers[2] = sizes;
+    child_length_needed = (perturb & 32) ? program.Byte() % 9 : 8;
   } else if (format.width < 0) {
     const bool wide = format.width == -8;
     const size_t count = static_cast<size_t>(slots) + 1;

@@ -68,6 +68,13 @@ TABLES = {
     }, schema=pa.schema([pa.field("id", pa.uuid()),
                          pa.field("l", pa.list_(pa.field("item", pa.int8(), metadata={"unit": "cents"})),
                                   metadata={"origin": "ledger"})], metadata={"writer": "corpus"})),
+    # List views out of order and overlapping, with a null row's garbage entries.
+    "list_views": pa.table({
+        "v": pa.ListViewArray.from_arrays(pa.array([2, 99, 0, 1], pa.int32()), pa.array([2, -3, 4, 0], pa.int32()),
+                                          pa.array([1, None, 3, 4], pa.int16()), mask=pa.array([False, True, False, False])),
+        "w": pa.LargeListViewArray.from_arrays(pa.array([1, 0, 0, 0], pa.int64()), pa.array([1, 2, 0, 1], pa.int64()),
+                                               pa.array(["x", "a value of more than twelve bytes"])),
+    }),
     # Dictionary-encoded columns (DictionaryBatch messages), top-level and inside a list.
     "dictionaries": pa.table({
         "d": pa.DictionaryArray.from_arrays(pa.array([1, None, 0], pa.int8()), pa.array(["a", None])),

@@ -50,7 +50,8 @@ LEAF_TYPES = [
 
 
 def nested_types():
-    """Nested types three deep, mixing list, large_list, struct and map."""
+    """Nested types three deep, mixing list, large_list, struct and map; fixed-size lists and
+    list views."""
     inner = pa.struct([("a", pa.int64()), ("b", pa.string()), pa.field("c", pa.float64(), nullable=False)])
     level2 = pa.struct([("s", inner), ("l", pa.list_(inner)), ("m", pa.map_(pa.string(), inner))])
     return [
@@ -63,6 +64,8 @@ def nested_types():
         pa.struct([("x", pa.list_(pa.list_(pa.decimal128(20, 4)))), ("y", pa.binary(3))]),
         pa.list_(pa.field("xyz", pa.float32(), nullable=False), 3),
         pa.list_(inner, 2),
+        pa.list_view(pa.int32()),
+        pa.large_list_view(inner),
     ]
 
 
@@ -123,7 +126,8 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
     if pa.types.is_fixed_size_list(data_type):
         field = data_type.value_field
         return [random_value(rng, field.type, field.nullable) for _ in range(data_type.list_size)]
-    if pa.types.is_list(data_type) or pa.types.is_large_list(data_type):
+    if (pa.types.is_list(data_type) or pa.types.is_large_list(data_type)
+            or pa.types.is_list_view(data_type) or pa.types.is_large_list_view(data_type)):
         field = data_type.value_field
         return [random_value(rng, field.type, field.nullable) for _ in range(rng.randint(0, 3))]
     if pa.types.is_struct(data_type):

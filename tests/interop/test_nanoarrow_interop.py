@@ -5,8 +5,9 @@ own LZ4 and zstd decompression); pyarrow only receives the decoded arrays throug
 interface to compare them with the rows the writer was given. The other way, nanoarrow writes
 the IPC stream that `sluice write` shuffles and `sluice read` returns unchanged.
 
-nanoarrow 0.9 (the latest on PyPI) has no view types in its IPC reader or writer: the tests use
-every other type, and check that it refuses segments with string_view or binary_view.
+nanoarrow 0.9 (the latest on PyPI) has no view types in its IPC reader or writer, neither
+string_view and binary_view nor list_view and large_list_view: the tests use every other type,
+and check that it refuses segments with each of those.
 """
 
 import io
@@ -24,12 +25,18 @@ from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition
 from segments import compact_codec, plain_streams, refers_to_schema
 
 CLI = os.environ.get("SLUICE_CLI")
-VIEW_TYPES = (pa.string_view(), pa.binary_view())
+VIEW_TYPES = (pa.string_view(), pa.binary_view(), pa.list_view(pa.int32()),
+              pa.large_list_view(pa.string()))
+
+
+def is_view(type_):
+    return (pa.types.is_string_view(type_) or pa.types.is_binary_view(type_)
+            or pa.types.is_list_view(type_) or pa.types.is_large_list_view(type_))
 
 
 def nanoarrow_schema():
     """The all-types schema without the view types, which nanoarrow's IPC does not know."""
-    return pa.schema([field for field in all_types_schema() if field.type not in VIEW_TYPES])
+    return pa.schema([field for field in all_types_schema() if not is_view(field.type)])
 
 
 def read_with_nanoarrow(stream_bytes):

@@ -173,6 +173,14 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
       }
       return seed;
     }
+    case TypeId::kListView:
+    case TypeId::kLargeListView: {
+      const auto [offset, size] = ListViewRange(array, row);
+      for (int64_t j = offset; j < offset + size; ++j) {
+        seed = ReferenceHash<Hash>(array.children[0], j, seed);
+      }
+      return seed;
+    }
     case TypeId::kLargeList: {
       const auto* offsets = reinterpret_cast<const int64_t*>(data);
       for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
@@ -891,20 +899,21 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   expected_bytes[0] = 0x01;
   EXPECT_EQ(MurmurOf(wide.Finish())[0], Murmur::HashBytes(expected_bytes.data(), 21, kSeed));
 
-  // A fixed-size list hashes as the list of the same elements.
+  // A fixed-size list and the list views hash as the list of the same elements.
   BatchMaker lists({MakeField("fixed", DataType::FixedSizeList(DataType::Int64(), 2)),
-                    MakeField("list", DataType::List(DataType::Int64()))});
+                    MakeField("list", DataType::List(DataType::Int64())),
+                    MakeField("view", DataType::ListView(DataType::Int64())),
+                    MakeField("large_view", DataType::LargeListView(DataType::Int64()))});
   for (const int64_t first : {int64_t{7}, int64_t{-1}}) {
-    for (ArrayBuilder* builder : {&lists[0], &lists[1]}) {
+    for (ArrayBuilder* builder : {&lists[0], &lists[1], &lists[2], &lists[3]}) {
       builder->child(0).Append<int64_t>(first);
       builder->child(0).AppendNull();
       builder->AppendValid();
     }
   }
-  lists[0].AppendNull();
-  lists[1].AppendNull();
+  for (int c = 0; c < 4; ++c) lists[c].AppendNull();
   const RecordBatch list_batch = lists.Finish();
-  EXPECT_EQ(MurmurOf(list_batch, {0}), MurmurOf(list_batch, {1}));
+  for (int c : {0, 2, 3}) EXPECT_EQ(MurmurOf(list_batch, {c}), MurmurOf(list_batch, {1})) << c;
 
   BatchMaker floats({MakeField("h", DataType::Float16()), MakeField("f", DataType::Float32()),
                      MakeField("d64", DataType::Date64()), MakeField("d32", DataType::Date32())});

@@ -140,6 +140,9 @@ SchemaPtr AllTypesSchema(int nested_depth) {
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::FixedSizeList(inner, 2)));
   fields.push_back(MakeField("c" + std::to_string(index++),
                              DataType::FixedSizeList(DataType::Int32(), 3, false)));
+  fields.push_back(MakeField("c" + std::to_string(index++), DataType::ListView(inner)));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++), DataType::LargeListView(DataType::Utf8())));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }
@@ -255,6 +258,8 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
     }
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kListView:
+    case TypeId::kLargeListView:
     case TypeId::kMap: {
       std::uniform_int_distribution<int> length(0, options.max_list_length);
       const int count = length(rng);

@@ -80,10 +80,11 @@ class ArrayBuilder {
   const DataType* type_;
   int64_t length_ = 0;
   int64_t null_count_ = 0;
-  AlignedBuffer validity_;  // materialised lazily at the first null
-  AlignedBuffer values_;    // values, bits, or offsets
-  AlignedBuffer bytes_;     // binary-like data
-  int64_t bit_length_ = 0;  // bits used in values_ (boolean)
+  AlignedBuffer validity_;       // materialised lazily at the first null
+  AlignedBuffer values_;         // values, bits, or offsets
+  AlignedBuffer bytes_;          // binary-like data, or a list view's sizes
+  int64_t list_view_start_ = 0;  // a list view's child length when its last row closed
+  int64_t bit_length_ = 0;       // bits used in values_ (boolean)
   std::vector<std::unique_ptr<ArrayBuilder>> children_;
 };
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sluice/base/bit_ops.h"
@@ -128,6 +129,18 @@ inline std::string_view ViewBytes(const uint8_t* view, const BufferView* variadi
 
 inline std::string_view ArrayData::view_value(int64_t index) const {
   return ViewBytes(buffers[1].data + (offset + index) * 16, variadic_buffers.data());
+}
+
+/// Returns the child range {offset, size} of row `index` (from the view's start) of a list_view
+/// or large_list_view array that ValidateArray accepted (a non-null row).
+inline std::pair<int64_t, int64_t> ListViewRange(const ArrayData& array, int64_t index) {
+  const int64_t slot = array.offset + index;
+  if (array.type->id() == TypeId::kLargeListView) {
+    return {bits::LoadUnaligned<int64_t>(array.buffers[1].data + slot * 8),
+            bits::LoadUnaligned<int64_t>(array.buffers[2].data + slot * 8)};
+  }
+  return {bits::LoadUnaligned<int32_t>(array.buffers[1].data + slot * 4),
+          bits::LoadUnaligned<int32_t>(array.buffers[2].data + slot * 4)};
 }
 
 /// Returns the number of bytes of buffers this view references, children included, counting

@@ -61,8 +61,10 @@ enum class TypeId : uint8_t {
   kDecimal64,             ///< 8-byte unscaled value.
   kDecimal256,            ///< 32-byte unscaled value.
   kFixedSizeList,         ///< `list_size` elements of one child per row; no offsets.
-  kBinaryView,  ///< 16-byte views: inline values of <= 12 bytes, else into variadic buffers.
-  kUtf8View,    ///< kBinaryView holding UTF-8.
+  kBinaryView,     ///< 16-byte views: inline values of <= 12 bytes, else into variadic buffers.
+  kUtf8View,       ///< kBinaryView holding UTF-8.
+  kListView,       ///< int32 offsets and int32 sizes into one child, in any order.
+  kLargeListView,  ///< int64 offsets and sizes.
 };
 
 /// The resolution of a timestamp.
@@ -152,6 +154,12 @@ class DataType {
   static TypePtr List(Field element);
   static TypePtr LargeList(TypePtr element, bool element_nullable = true);
   static TypePtr LargeList(Field element);
+  /// Builds list_view<item> and large_list_view<item>: each row an offset and a size into the
+  /// child, rows in any order, overlapping or not.
+  static TypePtr ListView(TypePtr element, bool element_nullable = true);
+  static TypePtr ListView(Field element);
+  static TypePtr LargeListView(TypePtr element, bool element_nullable = true);
+  static TypePtr LargeListView(Field element);
   /// Builds fixed_size_list<item>[list_size]; the element field is named "item" unless given.
   static TypePtr FixedSizeList(TypePtr element, int32_t list_size, bool element_nullable = true);
   static TypePtr FixedSizeList(Field element, int32_t list_size);
@@ -219,10 +227,14 @@ int CountBinaryViews(const DataType& type);
 /// Returns true for large_utf8, large_binary and large_list (64-bit offsets).
 bool HasLargeOffsets(TypeId id);
 
+/// Returns true for list_view and large_list_view (offsets and sizes: ArrayData::buffers[1]
+/// and [2]).
+bool IsListView(TypeId id);
+
 /// Returns the number of buffers an array of this type has in Arrow's layout, the validity
 /// bitmap included: 0 for null, 1 for struct and fixed-size list, 2 for fixed-width, list and map
 /// (and the validity and views of a view type, whose variadic buffers come after them),
-/// 3 for binary-like.
+/// 3 for binary-like and list views (validity, offsets, sizes).
 int BufferCount(TypeId id);
 
 /// Builds a Field.
