@@ -298,22 +298,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (reader != 0) {
     const jlongArray addresses = Longs(owned, 3);
     auto& address_values = As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values;
-    for (int block = 0; block < 4 && !input.done(); ++block) {
-      pending_exception.clear();
-      size_t length = input.Word() % (1 << 16);
-      const uint8_t* bytes = input.Take(&length);
-      const jlong address = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
-          env, nullptr, reader, 0, static_cast<jlong>(length) + 8);
-      if (!pending_exception.empty()) continue;
-      std::memcpy(reinterpret_cast<uint8_t*>(static_cast<intptr_t>(address)), bytes, length);
-      Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(
-          env, nullptr, reader, static_cast<jlong>(length), String(owned, "block"));
-      if (!pending_exception.empty()) continue;
+    // Reads the rows the reader has ready, as the JVM's UnsafeRow would (each row's first and
+    // last byte); stops when it needs a block, at the end, or at an exception.
+    auto read_rows = [&] {
       for (int batch = 0; batch < 64; ++batch) {
         const jint rows = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
             env, nullptr, reader, addresses);
-        if (rows <= 0 || !pending_exception.empty()) break;
-        // Read every row as the JVM's UnsafeRow would: its first and last byte.
+        if (rows <= 0 || !pending_exception.empty()) return;
         const auto* base =
             reinterpret_cast<const uint8_t*>(static_cast<intptr_t>(address_values[0]));
         const auto* offsets =
@@ -326,6 +317,29 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           if (sizes[r] > 0) sink = sink ^ base[offsets[r]] ^ base[offsets[r] + sizes[r] - 1];
         }
       }
+    };
+    for (int block = 0; block < 4 && !input.done() && pending_exception.empty(); ++block) {
+      size_t length = input.Word() % (1 << 16);
+      const uint8_t* bytes = input.Take(&length);
+      // Copied in two pieces, the buffer grown between them, as the JVM copies through a chunk.
+      const size_t first = length / 2;
+      jlong address = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
+          env, nullptr, reader, 0, static_cast<jlong>(first) + 1);
+      if (!pending_exception.empty()) break;
+      std::memcpy(reinterpret_cast<uint8_t*>(static_cast<intptr_t>(address)), bytes, first);
+      address = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
+          env, nullptr, reader, static_cast<jlong>(first), static_cast<jlong>(length) + 8);
+      if (!pending_exception.empty()) break;
+      std::memcpy(reinterpret_cast<uint8_t*>(static_cast<intptr_t>(address)) + first, bytes + first,
+                  length - first);
+      Java_org_apache_spark_shuffle_sluice_SluiceNative_readerPushBlock(
+          env, nullptr, reader, static_cast<jlong>(length), String(owned, "block"));
+      if (!pending_exception.empty()) break;
+      read_rows();
+    }
+    if (pending_exception.empty()) {
+      Java_org_apache_spark_shuffle_sluice_SluiceNative_readerEndBlocks(env, nullptr, reader);
+      read_rows();
     }
     Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(env, nullptr, reader,
                                                                     Longs(owned, 5));

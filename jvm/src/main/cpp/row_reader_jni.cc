@@ -2,21 +2,24 @@
 //
 // Spark's ShuffleBlockFetcherIterator hands the reader one block per map output: that output's
 // bytes for the requested partitions, which are Arrow IPC streams back to back (one per
-// non-empty partition). The JVM loads each block once; the reader decodes it with one
-// SegmentDecoder (schema cached, decompression contexts reused) and converts each batch straight
-// into UnsafeRows (ColumnarToRowConverter) in a buffer it reuses. The JVM points one UnsafeRow at
-// each row in turn, reading the offsets and sizes arrays in place: one JNI call per batch, none
-// per row, no Arrow data crossing into the JVM.
+// non-empty partition). The JVM copies each block once, into a native buffer this reader lends
+// it, and pushes it to the engine's PartitionReader (through a PushedBlockQueue): the same
+// decoder, schema cache, decompression contexts and coalescing as every other reader of Sluice,
+// so the many small batches of a reduce task's map outputs become batches of about 8192 rows.
+// Each batch is converted straight into UnsafeRows (ColumnarToRowConverter) in a buffer the
+// reader reuses. The JVM points one UnsafeRow at each row in turn, reading the offsets and sizes
+// arrays in place: one JNI call per batch, none per row, no Arrow data crossing into the JVM.
 #include <jni.h>
 
 #include <memory>
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "jni_bridge.h"
 #include "native_slots.h"
 #include "sluice/base/aligned_buffer.h"
-#include "sluice/ipc/segment_decoder.h"
+#include "sluice/read/partition_reader.h"
+#include "sluice/read/pushed_block_queue.h"
 #include "sluice/row/columnar_to_row_converter.h"
 #include "sluice/row/spark_type.h"
 #include "sluice/row/unsafe_row_batch.h"
@@ -24,95 +27,115 @@
 namespace sluice::jni {
 namespace {
 
-/// The reduce side of one task: the current block, its decoder position and the rows of the
-/// last batch.
+/// The reduce side of one task: the queue of pushed blocks, the engine's reader over it, the
+/// block the JVM is copying in, and the rows of the last batch.
 class RowReader {
  public:
   static Result<std::unique_ptr<RowReader>> Make(const std::string& schema_text) {
     SLUICE_ASSIGN_OR_RAISE(SchemaPtr schema, SchemaFromSparkCatalogString(schema_text));
     SLUICE_ASSIGN_OR_RAISE(auto converter, ColumnarToRowConverter::Make(schema));
-    auto reader = std::unique_ptr<RowReader>(new RowReader(std::move(converter)));
-    // Compact segments may be compressed against this schema's Schema message (encoded only if
-    // one is).
-    SLUICE_RETURN_NOT_OK(reader->decoder_.AddSchema(std::move(schema)));
-    return reader;
+    std::shared_ptr<PushedBlockQueue> queue = PushedBlockQueue::Make();
+    PartitionReaderOptions options;
+    // Spark knows the schema, so Open() reads nothing; compact segments may be compressed
+    // against its Schema message.
+    options.schema = std::move(schema);
+    SLUICE_ASSIGN_OR_RAISE(auto reader, PartitionReader::Open({queue}, std::move(options)));
+    return std::unique_ptr<RowReader>(
+        new RowReader(std::move(queue), std::move(reader), std::move(converter)));
   }
 
-  /// Grows the block buffer to `capacity` bytes, keeping its first `kept` bytes (the part of a
-  /// block copied in so far); returns where the JVM copies a block.
+  ~RowReader() { queue_->Close(); }
+
+  /// Grows the buffer of the block being copied in to `capacity` bytes, keeping its first
+  /// `kept` bytes (the part copied so far); returns where the JVM copies the block.
   Result<uint8_t*> ReserveBlock(int64_t kept, int64_t capacity) {
-    if (kept < 0 || kept > block_.capacity() || capacity < kept) {
-      return Status::Invalid("ReserveBlock: keep ", kept, " of ", block_.capacity(),
+    if (filling_ == nullptr) filling_ = TakeFreeBuffer();
+    if (kept < 0 || kept > filling_->capacity() || capacity < kept) {
+      return Status::Invalid("ReserveBlock: keep ", kept, " of ", filling_->capacity(),
                              " bytes, grow to ", capacity);
     }
-    block_.Resize(kept);
-    block_.Reserve(capacity);
-    return block_.data();
+    filling_->Resize(kept);
+    filling_->Reserve(capacity);
+    return filling_->data();
   }
 
-  /// Starts decoding the first `size` bytes of the block buffer. `name` names it in errors.
-  Status BeginBlock(int64_t size, std::string name) {
-    if (size < 0 || size > block_.capacity()) {
-      return Status::Invalid("BeginBlock: ", size, " bytes, but the block buffer holds ",
-                             block_.capacity());
+  /// Hands the first `size` bytes of the block buffer to the reader. `name` names the block in
+  /// errors.
+  Status PushBlock(int64_t size, std::string name) {
+    const int64_t capacity = filling_ == nullptr ? 0 : filling_->capacity();
+    if (size < 0 || size > capacity) {
+      return Status::Invalid("PushBlock: ", size, " bytes, but the block buffer holds ", capacity);
     }
-    block_.Resize(size);
-    block_name_ = std::move(name);
-    position_ = 0;
-    stream_index_ = 0;
-    in_stream_ = false;
-    return Status::OK();
+    if (size == 0) return Status::OK();
+    filling_->Resize(size);
+    SegmentBlock block;
+    block.data = filling_->data();
+    block.size = size;
+    block.owner = filling_;  // decoded batches may view these bytes: they keep the buffer
+    block.name = std::move(name);
+    recycled_.push_back(std::move(filling_));
+    return queue_->Push(std::move(block));
   }
 
-  /// Decodes the next batch of the block into rows; returns its row count, 0 at the block's end.
+  /// Tells the reader that every block has been pushed.
+  void EndBlocks() { queue_->Close(); }
+
+  /// Converts the next batch into rows. Returns its row count; kNeedsBlock when the next batch
+  /// needs a block not pushed yet; kEnd after the last row of the last block.
   Result<int64_t> NextRows() {
     rows_.Clear();
-    while (true) {
-      if (!in_stream_) {
-        if (position_ >= block_.size()) return int64_t{0};
-        SLUICE_RETURN_NOT_OK(
-            decoder_.Begin(block_.data() + position_, block_.size() - position_, nullptr,
-                           block_name_ + " stream " + std::to_string(stream_index_), position_));
-        in_stream_ = true;
-      }
-      SLUICE_ASSIGN_OR_RAISE(std::optional<RecordBatch> batch, decoder_.Next());
-      if (!batch.has_value()) {
-        const int64_t consumed = decoder_.position();
-        if (consumed <= 0) {
-          return Status::Corrupt(block_name_, ": stream ", stream_index_, " at byte offset ",
-                                 position_, " ends without consuming bytes");
-        }
-        position_ += consumed;
-        ++stream_index_;
-        in_stream_ = false;
-        continue;
-      }
-      if (batch->num_rows() == 0) continue;
-      SLUICE_RETURN_NOT_OK(converter_->Convert(*batch, 0, batch->num_rows(), &rows_));
-      return rows_.num_rows();
+    SLUICE_ASSIGN_OR_RAISE(const PartitionReader::Poll poll, reader_->TryNext(&batch_));
+    switch (poll) {
+      case PartitionReader::Poll::kNotReady:
+        return kNeedsBlock;
+      case PartitionReader::Poll::kEnd:
+        return kEnd;
+      case PartitionReader::Poll::kBatch:
+        break;
     }
+    SLUICE_RETURN_NOT_OK(converter_->Convert(batch_, 0, batch_.num_rows(), &rows_));
+    return rows_.num_rows();
   }
+
+  static constexpr int64_t kNeedsBlock = kReaderNeedsBlock;
+  static constexpr int64_t kEnd = kReaderEnd;
 
   const UnsafeRowBatch& rows() const { return rows_; }
-  const SegmentDecoderMetrics& decoder_metrics() const { return decoder_.metrics(); }
+  PartitionReaderMetrics metrics() const { return reader_->metrics(); }
 
  private:
-  static SegmentDecoderOptions DecoderOptions() {
-    SegmentDecoderOptions options;
-    options.allow_trailing_bytes = true;  // a block holds several partitions' streams
-    return options;
+  RowReader(std::shared_ptr<PushedBlockQueue> queue, std::unique_ptr<PartitionReader> reader,
+            std::unique_ptr<ColumnarToRowConverter> converter)
+      : queue_(std::move(queue)), reader_(std::move(reader)), converter_(std::move(converter)) {}
+
+  /// Returns a block buffer no batch views any more (the largest such), or a new one. A task
+  /// reads one block after another, so a few buffers, grown to its largest blocks, serve it.
+  std::shared_ptr<AlignedBuffer> TakeFreeBuffer() {
+    size_t best = recycled_.size();
+    for (size_t i = 0; i < recycled_.size(); ++i) {
+      if (recycled_[i].use_count() == 1 &&
+          (best == recycled_.size() || recycled_[i]->capacity() > recycled_[best]->capacity())) {
+        best = i;
+      }
+    }
+    if (best == recycled_.size()) {
+      // None free: forget those still viewed beyond a few (their last batch frees them).
+      if (recycled_.size() >= kRecycledBuffers) recycled_.erase(recycled_.begin());
+      return std::make_shared<AlignedBuffer>();
+    }
+    std::shared_ptr<AlignedBuffer> buffer = std::move(recycled_[best]);
+    recycled_.erase(recycled_.begin() + static_cast<std::ptrdiff_t>(best));
+    return buffer;
   }
 
-  explicit RowReader(std::unique_ptr<ColumnarToRowConverter> converter)
-      : converter_(std::move(converter)), decoder_(DecoderOptions()) {}
+  static constexpr size_t kRecycledBuffers = 4;
 
+  std::shared_ptr<PushedBlockQueue> queue_;
+  std::unique_ptr<PartitionReader> reader_;
   std::unique_ptr<ColumnarToRowConverter> converter_;
-  SegmentDecoder decoder_;
-  AlignedBuffer block_;
-  std::string block_name_;
-  int64_t position_ = 0;
-  int64_t stream_index_ = 0;
-  bool in_stream_ = false;
+  std::shared_ptr<AlignedBuffer> filling_;                // the block the JVM is copying in
+  std::vector<std::shared_ptr<AlignedBuffer>> recycled_;  // pushed blocks' buffers, for reuse
+  RecordBatch batch_;  // the last batch, handed back to the reader by the next TryNext
   UnsafeRowBatch rows_;
 };
 
@@ -148,16 +171,23 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_reader
   return address;
 }
 
-/// Starts decoding the first `length` bytes of the block buffer (named `name` in errors).
-JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerBeginBlock(
+/// Hands the first `length` bytes of the block buffer to the reader (named `name` in errors).
+JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerPushBlock(
     JNIEnv* env, jclass, jlong handle, jlong length, jstring name) {
   auto* reader = FromHandle<RowReader>(handle);
-  sluice::jni::Run(env, "readerBeginBlock",
-                   [&] { return reader->BeginBlock(length, sluice::jni::ToString(env, name)); });
+  sluice::jni::Run(env, "readerPushBlock",
+                   [&] { return reader->PushBlock(length, sluice::jni::ToString(env, name)); });
 }
 
-/// Decodes the next batch into rows. Returns the row count (0 at the end of the block) and
-/// fills out (the ROWS_* slots: the rows' base address, their int64 offsets, their int32 sizes).
+/// Tells the reader that every block has been pushed.
+JNIEXPORT void JNICALL
+Java_org_apache_spark_shuffle_sluice_SluiceNative_readerEndBlocks(JNIEnv*, jclass, jlong handle) {
+  FromHandle<RowReader>(handle)->EndBlocks();
+}
+
+/// Converts the next batch into rows. Returns the row count and fills out (the ROWS_* slots:
+/// the rows' base address, their int64 offsets, their int32 sizes); READER_NEEDS_BLOCK when the
+/// next batch needs a block not pushed yet; READER_END after the last row.
 JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
     JNIEnv* env, jclass, jlong handle, jlongArray out) {
   auto* reader = FromHandle<RowReader>(handle);
@@ -184,7 +214,7 @@ JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerN
 /// Fills metrics (the READ_* slots).
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(
     JNIEnv* env, jclass, jlong handle, jlongArray metrics) {
-  const sluice::SegmentDecoderMetrics& m = FromHandle<RowReader>(handle)->decoder_metrics();
+  const sluice::PartitionReaderMetrics m = FromHandle<RowReader>(handle)->metrics();
   jlong values[sluice::jni::kReadMetricSlots] = {};
   values[sluice::jni::kReadSegments] = m.segments;
   values[sluice::jni::kReadBlocks] = m.blocks;

@@ -36,6 +36,10 @@ final class SluiceNative {
   static final int ROWS_SIZES = 2;
   static final int ROWS_SLOTS = 3;
 
+  // readerNextRows's results other than a row count.
+  static final int READER_NEEDS_BLOCK = 0;
+  static final int READER_END = -1;
+
   /** readerMetrics's metrics. */
   static final int READ_SEGMENTS = 0;
   static final int READ_BLOCKS = 1;
@@ -91,18 +95,22 @@ final class SluiceNative {
   static native long readerCreate(String sparkCatalogString);
 
   /**
-   * Grows the reader's block buffer to at least `capacity` bytes, keeping its first `kept` bytes
-   * (the part of the block copied so far), and returns its address: the JVM copies a fetched
-   * block there.
+   * Grows the buffer of the block being copied in to at least `capacity` bytes, keeping its
+   * first `kept` bytes (the part of the block copied so far), and returns its address: the JVM
+   * copies a fetched block there.
    */
   static native long readerReserveBlock(long reader, long kept, long capacity);
 
-  /** Starts decoding the first `length` bytes of the block buffer (named `name` in errors). */
-  static native void readerBeginBlock(long reader, long length, String name);
+  /** Hands the first `length` bytes of the block buffer to the reader (named `name` in errors). */
+  static native void readerPushBlock(long reader, long length, String name);
+
+  /** Tells the reader that every block has been pushed. */
+  static native void readerEndBlocks(long reader);
 
   /**
-   * Decodes the next batch of the block into rows; returns the row count (0 at its end) and
-   * fills out (ROWS_* slots: the rows' base address, their int64 offsets, their int32 sizes).
+   * Converts the next batch into rows; returns the row count and fills out (ROWS_* slots: the
+   * rows' base address, their int64 offsets, their int32 sizes), READER_NEEDS_BLOCK when the
+   * next batch needs a block not pushed yet, or READER_END after the last row.
    */
   static native int readerNextRows(long reader, long[] out);
 

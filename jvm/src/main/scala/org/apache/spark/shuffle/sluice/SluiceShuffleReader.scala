@@ -18,11 +18,13 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * Each fetched block is one map output's bytes for the requested partitions. It is read in
  * chunks through a 64 KiB array that the tasks of an executor thread share (8,000 tiny reduce
  * tasks each allocating their own made 512 MB of garbage) and copied straight into a native
- * buffer that grows to the largest block (a per-task 1 MiB array was a humongous allocation for G1 on a 4 GiB
- * heap, one per reduce task however small its blocks); native code decodes it batch by batch
- * (schema cached, codec contexts reused) and writes each batch's rows into a reused native
- * buffer. One UnsafeRow is pointed at each row in turn (pointTo(null, address, size)): one JNI
- * call per batch, none per row, no Arrow data in the JVM. Blocks are not wrapped in Spark's
+ * buffer the reader lends and recycles (a per-task 1 MiB array was a humongous allocation for
+ * G1 on a 4 GiB heap, one per reduce task however small its blocks). The block is pushed to the
+ * engine's PartitionReader, which decodes it (schema parsed once, codec contexts reused) and
+ * joins the small batches of many map outputs into batches of about 8192 rows; each batch's
+ * rows are written into a reused native buffer. One UnsafeRow is pointed at each row in turn
+ * (pointTo(null, address, size)): one JNI call per batch, none per row, no Arrow data in the
+ * JVM. Blocks are not wrapped in Spark's
  * compression or encryption streams: Sluice blocks carry their own codec.
  *
  * Corruption: every block passes through a SluiceBlockStream, which Spark sees as a wrapped
@@ -92,10 +94,7 @@ private[spark] class SluiceShuffleReader[K, C](
     private val pair = new MutablePair[Int, UnsafeRow](0, row)
     private val addresses = new Array[Long](SluiceNative.ROWS_SLOTS)
     private val chunk = SluiceShuffleReader.threadChunk.get()
-    private var blockAddress = 0L
-    private var blockCapacity = 0L
     private var block: InputStream = _
-    private var blockId: BlockId = _
     private var rowsBase = 0L
     private var offsets = 0L
     private var sizes = 0L
@@ -119,37 +118,47 @@ private[spark] class SluiceShuffleReader[K, C](
       pair
     }
 
-    /** Decodes the next batch, loading blocks as needed; false when every block is read. */
+    /**
+     * Converts the next batch, pushing fetched blocks to the native reader as it needs them;
+     * false after the last row. A decoding failure found while the reader needs no further
+     * block belongs to the block pushed last, whose stream is still open to report it.
+     */
     private def nextBatch(): Boolean = {
       if (reader == 0L) return false
       while (true) {
+        val count =
+          try SluiceNative.readerNextRows(reader, addresses)
+          catch { case e: SluiceException => failBlock(e) }
+        if (count > 0) {
+          rowsBase = addresses(SluiceNative.ROWS_BASE)
+          offsets = addresses(SluiceNative.ROWS_OFFSETS)
+          sizes = addresses(SluiceNative.ROWS_SIZES)
+          rowCount = count
+          rowIndex = 0
+          return true
+        }
+        if (count == SluiceNative.READER_END) return false
+        // READER_NEEDS_BLOCK: every block pushed so far is decoded.
         if (block != null) {
-          val count =
-            try SluiceNative.readerNextRows(reader, addresses)
-            catch { case e: SluiceException => failBlock(e) }
-          if (count > 0) {
-            rowsBase = addresses(SluiceNative.ROWS_BASE)
-            offsets = addresses(SluiceNative.ROWS_OFFSETS)
-            sizes = addresses(SluiceNative.ROWS_SIZES)
-            rowCount = count
-            rowIndex = 0
-            return true
-          }
           block.close()  // releases Spark's buffer of the block
           block = null
         }
-        if (!fetcher.hasNext) return false
-        val (id, stream) = fetcher.next()
-        blockId = id
-        block = stream
-        val length = readIntoNative(stream)
-        SluiceNative.readerBeginBlock(reader, length, s"block $id")
+        if (fetcher.hasNext) {
+          val (id, stream) = fetcher.next()
+          block = stream
+          val length = readIntoNative(stream)
+          SluiceNative.readerPushBlock(reader, length, s"block $id")
+        } else {
+          SluiceNative.readerEndBlocks(reader)
+        }
       }
       false
     }
 
-    /** Copies the whole block into the reader's native block buffer; returns its length. */
+    /** Copies the whole block into a native buffer the reader lends; returns its length. */
     private def readIntoNative(in: InputStream): Long = {
+      var blockAddress = 0L
+      var blockCapacity = 0L
       var length = 0L
       var read = in.read(chunk)
       while (read >= 0) {
