@@ -159,9 +159,9 @@ typedef struct SluiceReadReport SluiceReadReport;
 
 SluiceReadReport* sluice_read_report_new(void);
 /** Returns {"metrics": {"sources", "failed_sources", "bytes_read", "file_reads", "segments",
- * "blocks", "batches", "rows", "coalesced_batches", ... "wait_nanos"}, "failures": [{"source",
- * "block", "code", "message"}]}; valid until the next call on this report or its free; null when
- * memory for it cannot be had. Call it from the thread that reads the stream. */
+ * "blocks", "batches", "rows", "coalesced_batches", ... "wait_nanos", "pooled_bytes"}, "failures":
+ * [{"source", "block", "code", "message"}]}; valid until the next call on this report or its free;
+ * null when memory for it cannot be had. Call it from the thread that reads the stream. */
 const char* sluice_read_report_json(SluiceReadReport* report);
 void sluice_read_report_free(SluiceReadReport* report);
 

@@ -37,6 +37,8 @@ class AlignedBufferPool {
   /// made since the pool was created (from any thread).
   int64_t free_buffers() const;
   int64_t buffers_made() const { return buffers_made_.load(std::memory_order_relaxed); }
+  /// Returns the capacity of the pooled buffers, lent or free (same thread as Acquire).
+  int64_t pooled_bytes() const { return pooled_bytes_; }
 
  private:
   explicit AlignedBufferPool(int64_t capacity_bytes) : capacity_bytes_(capacity_bytes) {}

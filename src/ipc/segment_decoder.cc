@@ -335,6 +335,7 @@ class SegmentDecoder::Impl {
     }
   }
   const SegmentDecoderMetrics& metrics() const { return metrics_; }
+  int64_t pooled_arena_bytes() const { return arena_pool_->pooled_bytes(); }
 
   Status ReadSchema() {
     if (schema_ != nullptr) return Status::OK();
@@ -1456,6 +1457,10 @@ int64_t SegmentDecoder::position() const {
 }
 const SegmentDecoderMetrics& SegmentDecoder::metrics() const {
   return impl_->metrics();
+}
+
+int64_t SegmentDecoder::pooled_arena_bytes() const {
+  return impl_->pooled_arena_bytes();
 }
 
 }  // namespace sluice

@@ -451,6 +451,7 @@ PartitionReaderMetrics BatchProducer::metrics() const {
   metrics.decompressed_bytes = decoded.decompressed_bytes;
   metrics.decompress_nanos = decoded.decompress_nanos;
   metrics.checksum_nanos = checksum_nanos_;
+  metrics.pooled_bytes = pool_->pooled_bytes() + decoder_.pooled_arena_bytes();
   if (coalescer_.has_value()) {
     metrics.coalesced_batches = coalescer_->counters().coalesced_batches;
     metrics.coalesced_inputs = coalescer_->counters().coalesced_inputs;

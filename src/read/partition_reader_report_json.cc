@@ -26,6 +26,7 @@ nlohmann::ordered_json MetricsJson(const PartitionReaderMetrics& metrics) {
       {"decompress_nanos", metrics.decompress_nanos},
       {"coalesce_nanos", metrics.coalesce_nanos},
       {"wait_nanos", metrics.wait_nanos},
+      {"pooled_bytes", metrics.pooled_bytes},
   };
 }
 

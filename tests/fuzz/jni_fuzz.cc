@@ -296,7 +296,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const jlong reader =
       Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(env, nullptr, schema);
   if (reader != 0) {
-    const jlongArray addresses = Longs(owned, 3);
+    const jlongArray addresses = Longs(owned, 4);
     auto& address_values = As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values;
     // Reads the rows the reader has ready, as the JVM's UnsafeRow would (each row's first and
     // last byte); stops when it needs a block, at the end, or at an exception.
@@ -305,6 +305,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const jint rows = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
             env, nullptr, reader, addresses);
         if (rows <= 0 || !pending_exception.empty()) return;
+        if (address_values[3] <= 0) std::abort();  // the rows at least are held
         const auto* base =
             reinterpret_cast<const uint8_t*>(static_cast<intptr_t>(address_values[0]));
         const auto* offsets =

@@ -481,6 +481,33 @@ TEST(PartitionReaderTest, ReadBuffersPinnedByBatchesAreNotReused) {
   EXPECT_LE((*reader)->metrics().read_buffers, 4);
 }
 
+TEST(PartitionReaderTest, PooledBytesReportTheReadBuffersAndArenasKept) {
+  MapsToWrite spec;
+  spec.schema = testing::KeyedSchema();
+  spec.partitioning.kind = PartitionKind::kSingle;
+  spec.map_count = 4;
+  spec.batches_per_map = 2;
+  spec.rows_per_batch = 5000;  // large enough that lz4 compresses: decoded into arenas
+  spec.codec = CompressionCodec::kLz4Frame;
+  auto maps = WriteMaps(spec);
+  PartitionReaderOptions options;
+  options.coalesce = false;
+  auto reader = PartitionReader::Open(SparkSources(*maps, 0, 1), options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto first = (*reader)->Next();
+  ASSERT_TRUE(first.ok() && first->has_value());
+  // One read buffer (the first map output's data) and one arena (its first block) at least.
+  const int64_t after_first = (*reader)->metrics().pooled_bytes;
+  EXPECT_GT(after_first, 0);
+  auto rest = ReadAll(**reader);
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  EXPECT_GE((*reader)->metrics().decompressed_bytes, 1);
+  const int64_t pooled = (*reader)->metrics().pooled_bytes;
+  EXPECT_GE(pooled, after_first);
+  // Within the pools' caps: the read buffers' and the decoder's 8 MiB of arenas.
+  EXPECT_LE(pooled, options.pooled_read_bytes + (int64_t{8} << 20));
+}
+
 TEST(PartitionReaderTest, EmptyPartitionsAndNoSources) {
   MapsToWrite spec;
   spec.schema = testing::KeyedSchema();

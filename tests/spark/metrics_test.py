@@ -81,3 +81,25 @@ def test_spill_metrics_are_reported(spark):
     totals, _ = _stage_totals(spark, query)
     assert totals.get("memoryBytesSpilled", 0) > 0, totals
     assert totals.get("diskBytesSpilled", 0) > 0, totals
+
+
+def test_reduce_side_memory_is_charged_to_the_task(spark):
+    """The native reader's memory (its pools, block buffers and rows) is charged to the task's
+    memory manager: a stage that only reads the shuffle reports peak execution memory, which
+    under Spark's own reader (it charges nothing) is 0."""
+    group = f"reduce-memory-{sluice_count(spark)}"
+    spark.sparkContext.setJobGroup(group, group)
+    try:
+        rows = (spark.range(0, 200_000, 1, 4)
+                .withColumn("s", F.sha2(F.col("id").cast("string"), 256))
+                .repartition(3, "id").collect())
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    assert len(rows) == 200_000
+    stage_ids = {stage for job in rest(spark, "/jobs") if job.get("jobGroup") == group
+                 for stage in job["stageIds"]}
+    reading = [attempt for stage_id in stage_ids for attempt in rest(spark, f"/stages/{stage_id}")
+               if attempt["status"] == "COMPLETE" and attempt["shuffleReadRecords"] > 0
+               and attempt["shuffleWriteRecords"] == 0]
+    assert reading, "no stage that only reads the shuffle"
+    assert all(attempt["peakExecutionMemory"] > 0 for attempt in reading), reading

@@ -112,6 +112,8 @@ class SegmentDecoder {
   void RecycleStorage(RecordBatch::Storage&& storage);
 
   const SegmentDecoderMetrics& metrics() const;
+  /// Returns the bytes of the decoder's pool of decompression arenas, lent to batches or free.
+  int64_t pooled_arena_bytes() const;
 
  private:
   class Impl;

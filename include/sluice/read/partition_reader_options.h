@@ -108,6 +108,9 @@ struct PartitionReaderMetrics {
   int64_t coalesce_nanos = 0;
   /// Time the consumer waited for the read-ahead thread (0 without read-ahead).
   int64_t wait_nanos = 0;
+  /// The memory the reader keeps for reuse when the metrics were taken: its read buffers and
+  /// decompression arenas, lent to batches or free. Blocks a host pushed are the host's.
+  int64_t pooled_bytes = 0;
 };
 
 /// A map output the reader skipped (skip_failed_sources).

@@ -30,6 +30,7 @@ inline constexpr int kWriteMetricSlots = SLUICE_NATIVE_SLOT(WRITE_METRIC_SLOTS);
 inline constexpr int kRowsBase = SLUICE_NATIVE_SLOT(ROWS_BASE);
 inline constexpr int kRowsOffsets = SLUICE_NATIVE_SLOT(ROWS_OFFSETS);
 inline constexpr int kRowsSizes = SLUICE_NATIVE_SLOT(ROWS_SIZES);
+inline constexpr int kRowsHeldBytes = SLUICE_NATIVE_SLOT(ROWS_HELD_BYTES);
 inline constexpr int kRowsSlots = SLUICE_NATIVE_SLOT(ROWS_SLOTS);
 inline constexpr int kReaderNeedsBlock = SLUICE_NATIVE_SLOT(READER_NEEDS_BLOCK);
 inline constexpr int kReaderEnd = SLUICE_NATIVE_SLOT(READER_END);

@@ -4,9 +4,8 @@
 // bytes for the requested partitions, which are Arrow IPC streams back to back (one per
 // non-empty partition). The JVM copies each block once, into a native buffer this reader lends
 // it, and pushes it to the engine's PartitionReader (through a PushedBlockQueue): the same
-// decoder, schema cache, decompression contexts and coalescing as every other reader of Sluice,
-// so the many small batches of a reduce task's map outputs become batches of about 8192 rows.
-// Each batch is converted straight into UnsafeRows (ColumnarToRowConverter) in a buffer the
+// decoder, schema cache and decompression contexts as every other reader of Sluice. Each batch
+// is converted straight into UnsafeRows (ColumnarToRowConverter) in a buffer the
 // reader reuses. The JVM points one UnsafeRow at each row in turn, reading the offsets and sizes
 // arrays in place: one JNI call per batch, none per row, no Arrow data crossing into the JVM.
 #include <jni.h>
@@ -39,6 +38,10 @@ class RowReader {
     // Spark knows the schema, so Open() reads nothing; compact segments may be compressed
     // against its Schema message.
     options.schema = std::move(schema);
+    // Batches go straight to the row converter, which takes any size: joining them first would
+    // copy every column once more for nothing (measured in DEVELOPING.md, "The Spark reduce
+    // side on PartitionReader").
+    options.coalesce = false;
     SLUICE_ASSIGN_OR_RAISE(auto reader, PartitionReader::Open({queue}, std::move(options)));
     return std::unique_ptr<RowReader>(
         new RowReader(std::move(queue), std::move(reader), std::move(converter)));
@@ -102,6 +105,18 @@ class RowReader {
 
   const UnsafeRowBatch& rows() const { return rows_; }
   PartitionReaderMetrics metrics() const { return reader_->metrics(); }
+
+  /// Returns the native memory the reader holds: the engine reader's pools, the block buffers
+  /// and the rows' buffers.
+  int64_t held_bytes() const {
+    int64_t held = reader_->metrics().pooled_bytes;
+    if (filling_ != nullptr) held += filling_->capacity();
+    for (const auto& buffer : recycled_) held += buffer->capacity();
+    held += rows_.bytes.capacity();
+    held += static_cast<int64_t>(rows_.offsets.capacity() * sizeof(int64_t) +
+                                 rows_.sizes.capacity() * sizeof(int32_t));
+    return held;
+  }
 
  private:
   RowReader(std::shared_ptr<PushedBlockQueue> queue, std::unique_ptr<PartitionReader> reader,
@@ -203,6 +218,7 @@ JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerN
       addresses[sluice::jni::kRowsBase] = address(batch.bytes.data());
       addresses[sluice::jni::kRowsOffsets] = address(batch.offsets.data());
       addresses[sluice::jni::kRowsSizes] = address(batch.sizes.data());
+      addresses[sluice::jni::kRowsHeldBytes] = reader->held_bytes();
       env->SetLongArrayRegion(out, 0, sluice::jni::kRowsSlots, addresses);
     }
     rows = static_cast<jint>(count);

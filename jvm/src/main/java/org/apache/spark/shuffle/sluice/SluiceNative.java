@@ -34,7 +34,8 @@ final class SluiceNative {
   static final int ROWS_BASE = 0;
   static final int ROWS_OFFSETS = 1;
   static final int ROWS_SIZES = 2;
-  static final int ROWS_SLOTS = 3;
+  static final int ROWS_HELD_BYTES = 3;
+  static final int ROWS_SLOTS = 4;
 
   // readerNextRows's results other than a row count.
   static final int READER_NEEDS_BLOCK = 0;
@@ -109,8 +110,9 @@ final class SluiceNative {
 
   /**
    * Converts the next batch into rows; returns the row count and fills out (ROWS_* slots: the
-   * rows' base address, their int64 offsets, their int32 sizes), READER_NEEDS_BLOCK when the
-   * next batch needs a block not pushed yet, or READER_END after the last row.
+   * rows' base address, their int64 offsets, their int32 sizes, and the native memory the
+   * reader holds), READER_NEEDS_BLOCK when the next batch needs a block not pushed yet, or
+   * READER_END after the last row.
    */
   static native int readerNextRows(long reader, long[] out);
 

@@ -20,12 +20,12 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * tasks each allocating their own made 512 MB of garbage) and copied straight into a native
  * buffer the reader lends and recycles (a per-task 1 MiB array was a humongous allocation for
  * G1 on a 4 GiB heap, one per reduce task however small its blocks). The block is pushed to the
- * engine's PartitionReader, which decodes it (schema parsed once, codec contexts reused) and
- * joins the small batches of many map outputs into batches of about 8192 rows; each batch's
- * rows are written into a reused native buffer. One UnsafeRow is pointed at each row in turn
+ * engine's PartitionReader, which decodes it (schema parsed once, codec contexts reused); each
+ * batch's rows are written into a reused native buffer. One UnsafeRow is pointed at each row in turn
  * (pointTo(null, address, size)): one JNI call per batch, none per row, no Arrow data in the
- * JVM. Blocks are not wrapped in Spark's
- * compression or encryption streams: Sluice blocks carry their own codec.
+ * JVM. Blocks are not wrapped in Spark's compression streams: Sluice blocks carry their own codec.
+ * The native memory the reader holds is charged to the task's TaskMemoryManager after every
+ * batch and reported in the task's peak execution memory.
  *
  * Corruption: every block passes through a SluiceBlockStream, which Spark sees as a wrapped
  * stream and so watches for corruption. When native decoding fails, the failure is raised
@@ -94,6 +94,9 @@ private[spark] class SluiceShuffleReader[K, C](
     private val pair = new MutablePair[Int, UnsafeRow](0, row)
     private val addresses = new Array[Long](SluiceNative.ROWS_SLOTS)
     private val chunk = SluiceShuffleReader.threadChunk.get()
+    // What the native reader holds (its pools, the block buffers, the rows), charged to the task
+    // after every batch. A reader cannot spill; Spark's own reader charges nothing.
+    private val memory = new TaskMemoryCharge(context, () => 0L)
     private var block: InputStream = _
     private var rowsBase = 0L
     private var offsets = 0L
@@ -135,6 +138,7 @@ private[spark] class SluiceShuffleReader[K, C](
           sizes = addresses(SluiceNative.ROWS_SIZES)
           rowCount = count
           rowIndex = 0
+          memory.chargeHeld(addresses(SluiceNative.ROWS_HELD_BYTES))
           return true
         }
         if (count == SluiceNative.READER_END) return false
@@ -198,6 +202,8 @@ private[spark] class SluiceShuffleReader[K, C](
         rowCount = 0
         rowIndex = 0
         SluiceNative.readerClose(handleToClose)
+        context.taskMetrics().incPeakExecutionMemory(memory.peakBytes)
+        memory.releaseAll()
       }
     }
   }

@@ -4,9 +4,7 @@ import java.io.{BufferedOutputStream, File, FileInputStream, FileOutputStream, I
 import java.util.zip.Checksum
 
 import org.apache.spark.{SparkEnv, TaskContext}
-import org.apache.spark.errors.SparkCoreErrors
 import org.apache.spark.internal.Logging
-import org.apache.spark.memory.{MemoryConsumer, MemoryMode}
 import org.apache.spark.network.shuffle.checksum.ShuffleChecksumHelper
 import org.apache.spark.scheduler.MapStatus
 import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
@@ -70,32 +68,14 @@ private[spark] class SluiceShuffleWriter[K, V](
   private var pointers = SluiceShuffleWriter.threadPointers(conf.pointerBatchRows)
   private var pointerCount = 0
 
-  private val memory = new WriterMemory
-  private var acquired = 0L
-  private var peakAcquired = 0L
+  // Charges the native writer's memory to the task, and spills it when Spark asks.
+  private val memory = new TaskMemoryCharge(context, () => spillNative())
 
   // Spark's row serializer adds each row's size to the exchange's dataSize metric; this writer
   // adds the same sum at commit. The manager carries no shuffle whose metric it cannot reach.
   private val dataSize = ExchangeDataSize.of(handle.dependency.serializer).toOption.flatten
   private var rowBytes = 0L
   private var nativeNanos = 0L
-
-  /** Charges the native writer's memory to the task, and spills it when Spark asks. */
-  private final class WriterMemory extends MemoryConsumer(
-      context.taskMemoryManager(),
-      context.taskMemoryManager().pageSizeBytes(),
-      if (SparkEnv.get.conf.getBoolean("spark.memory.offHeap.enabled", defaultValue = false)) {
-        MemoryMode.OFF_HEAP
-      } else {
-        MemoryMode.ON_HEAP
-      }) {
-    override def spill(size: Long, trigger: MemoryConsumer): Long = spillNative()
-
-    def fail(required: Long, got: Long): Nothing = {
-      taskMemoryManager.showMemoryUsage()
-      throw SparkCoreErrors.outOfMemoryError(required, got)
-    }
-  }
 
   context.addTaskCompletionListener[Unit](_ => close())
 
@@ -171,45 +151,33 @@ private[spark] class SluiceShuffleWriter[K, V](
 
   /** Acquires `bytes` from the task (spilling when it cannot have them) ahead of a page. */
   private def reserve(bytes: Long): Unit = {
-    if (acquired + bytes > conf.maxHeldBytes) spillNative()
-    var got = memory.acquireMemory(bytes)
+    if (memory.bytes + bytes > conf.maxHeldBytes) spillNative()
+    val got = memory.charge(bytes)
     if (got < bytes) {
-      memory.freeMemory(got)
+      memory.release(got)
       spillNative()
-      got = memory.acquireMemory(bytes)
-      if (got < bytes) {
-        memory.freeMemory(got)
-        memory.fail(bytes, got)
-      }
+      memory.chargeOrFail(bytes)
     }
-    acquired += got
-    peakAcquired = math.max(peakAcquired, acquired)
   }
 
-  /** Makes what is charged to the task equal what native code holds. */
-  private def chargeHeld(held: Long): Unit = {
-    if (held > acquired) {
-      // Pointer-array growth happens natively; charge it now. If the task cannot give it, the
-      // next page's reservation spills.
-      acquired += memory.acquireMemory(held - acquired)
-      peakAcquired = math.max(peakAcquired, acquired)
-    } else if (held < acquired) {
-      memory.freeMemory(acquired - held)
-      acquired = held
-    }
-  }
+  /**
+   * Makes what is charged to the task equal what native code holds. Pointer-array growth
+   * happens natively and is charged here; if the task cannot give it, the next page's
+   * reservation spills.
+   */
+  private def chargeHeld(held: Long): Unit = memory.chargeHeld(held)
 
   /** Spills every row held natively; returns the bytes released to the task. */
   private def spillNative(): Long = {
     if (writer == 0L || finished || stopping) return 0L
     addPointers()
-    val before = acquired
+    val before = memory.bytes
     val released = timed(SluiceNative.writerSpill(writer))
     // Every page is gone: the next row starts a new page.
     cursor = 0L
     pageEnd = 0L
     chargeHeld(SluiceNative.writerHeldBytes(writer))
-    val freed = before - acquired
+    val freed = before - memory.bytes
     if (released > 0) {
       context.taskMetrics().incMemoryBytesSpilled(released)
       logInfo(s"Sluice: shuffle $shuffleId map $mapId spilled ${Utils.bytesToString(released)}")
@@ -300,7 +268,7 @@ private[spark] class SluiceShuffleWriter[K, V](
       if (stopping) None
       else {
         stopping = true
-        context.taskMetrics().incPeakExecutionMemory(peakAcquired)
+        context.taskMetrics().incPeakExecutionMemory(memory.peakBytes)
         if (success && mapStatus != null) Some(mapStatus) else None
       }
     } finally {
@@ -321,10 +289,7 @@ private[spark] class SluiceShuffleWriter[K, V](
       writer = 0L
       SluiceNative.writerClose(handleToClose)
     }
-    if (acquired > 0) {
-      memory.freeMemory(acquired)
-      acquired = 0L
-    }
+    memory.releaseAll()
   }
 }
 
