@@ -113,8 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto reader = sluice::RowToColumnarConverter::Make(schema, {.validate_utf8 = true}).ValueOrDie();
   const sluice::Status status = reader->Append(pointers.data(), sizes.data(), row_count);
   if (!status.ok()) {
-    // Corrupt: the bytes are not an UnsafeRow. Invalid: a well-formed row holds a value Arrow's type
-    // cannot represent (a calendar interval whose microseconds overflow 64-bit nanoseconds).
+    // Corrupt: the bytes are not an UnsafeRow. Invalid: a well-formed row holds a value Arrow's
+    // type cannot represent (a calendar interval whose microseconds overflow 64-bit nanoseconds).
     SLUICE_CHECK(status.IsCorrupt() || status.IsInvalid(), status.ToString().c_str());
     return 0;
   }
