@@ -286,6 +286,28 @@ def test_intervals_times_and_user_defined_types_go_through_sluice(spark):
     assert fallbacks_with_sluice == [before], fallback_reasons(spark)
 
 
+def test_limits_and_top_k_inside_subqueries_go_through_sluice(spark):
+    """A limit or top-K executed as an RDD (inside a subquery, or under Dataset.rdd) shuffles its
+    child's rows to one partition itself, without an exchange: that shuffle is Sluice's too."""
+    before = fallback_count(spark)
+
+    def query(s):
+        return s.sql(
+            "SELECT id FROM range(0, 40, 1, 2) WHERE "
+            "EXISTS (SELECT * FROM range(0, 100, 1, 4) EXCEPT SELECT * FROM range(50)) AND "
+            "id > (SELECT min(id) FROM (SELECT id FROM range(0, 1000, 1, 4) ORDER BY id DESC "
+            "LIMIT 990))")
+    fallbacks_with_sluice = []
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")
+    try:
+        rows = assert_same_as_spark(
+            spark, query, check_plan=lambda _: fallbacks_with_sluice.append(fallback_count(spark)))
+    finally:
+        spark.conf.unset("spark.sql.autoBroadcastJoinThreshold")
+    assert rows == [(i,) for i in range(11, 40)]
+    assert fallbacks_with_sluice == [before], fallback_reasons(spark)
+
+
 def test_calendar_intervals_go_through_sluice(spark):
     before = fallback_count(spark)
 

@@ -48,8 +48,6 @@ FILES = [
 # Fallbacks these queries still meet, each an open gap of the plugin (issue #32), kept here so
 # that any other fallback fails the test: (file, words of the reason).
 KNOWN_FALLBACKS = [
-    # An exchange planned inside an EXISTS subquery over set operations carries no schema tag.
-    ("subquery/exists-subquery/exists-joins-and-set-ops.sql", "no schema"),
     # A full outer join of single-row relations: an operator-internal RDD shuffle of JVM objects.
     ("postgreSQL/join.sql", "JavaSerializer"),
 ]

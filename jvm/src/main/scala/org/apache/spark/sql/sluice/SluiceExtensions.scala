@@ -2,7 +2,7 @@ package org.apache.spark.sql.sluice
 
 import org.apache.spark.sql.SparkSessionExtensions
 import org.apache.spark.sql.catalyst.rules.Rule
-import org.apache.spark.sql.execution.{ColumnarRule, SparkPlan}
+import org.apache.spark.sql.execution.{CollectLimitExec, ColumnarRule, SparkPlan, TakeOrderedAndProjectExec}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.internal.SQLConf
 
@@ -24,7 +24,10 @@ class SluiceExtensions extends (SparkSessionExtensions => Unit) {
 }
 
 /**
- * Puts a SluiceShuffleInputExec under every shuffle exchange that has none. The session setting
+ * Puts a SluiceShuffleInputExec under every shuffle exchange that has none, and under the two
+ * operators that shuffle their child's rows themselves when executed as an RDD (a limit or a
+ * top-K inside a subquery, or under Dataset.rdd: CollectLimitExec and TakeOrderedAndProjectExec
+ * build a single-partition shuffle of the child's rows in doExecute). The session setting
  * spark.sluice.enabled (default true) turns Sluice off for the session's later queries: their
  * exchanges are tagged as declined, so they use Spark's sort shuffle.
  */
@@ -35,6 +38,10 @@ object TagShuffleInputs extends Rule[SparkPlan] {
       case exchange: ShuffleExchangeExec
           if !exchange.child.isInstanceOf[SluiceShuffleInputExec] =>
         exchange.withNewChildren(Seq(SluiceShuffleInputExec(exchange.child, enabled)))
+      case limit: CollectLimitExec if !limit.child.isInstanceOf[SluiceShuffleInputExec] =>
+        limit.withNewChildren(Seq(SluiceShuffleInputExec(limit.child, enabled)))
+      case topK: TakeOrderedAndProjectExec if !topK.child.isInstanceOf[SluiceShuffleInputExec] =>
+        topK.withNewChildren(Seq(SluiceShuffleInputExec(topK.child, enabled)))
     }
   }
 }
