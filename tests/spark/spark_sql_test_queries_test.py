@@ -45,10 +45,11 @@ FILES = [
     "postgreSQL/join.sql",
 ]
 
-# Fallbacks these queries still meet, each an open gap of the plugin (issue #32), kept here so
-# that any other fallback fails the test: (file, words of the reason).
+# Fallbacks these queries meet that are not Sluice's to carry (README, "Falls back"), kept here
+# so that any other fallback fails the test: (file, words of the reason).
 KNOWN_FALLBACKS = [
-    # A full outer join of single-row relations: an operator-internal RDD shuffle of JVM objects.
+    # A full outer join without equality keys is a BroadcastNestedLoopJoin, which shuffles JVM
+    # objects itself (RDD.coalesce(1, shuffle = true)): an RDD shuffle, not rows.
     ("postgreSQL/join.sql", "JavaSerializer"),
 ]
 
