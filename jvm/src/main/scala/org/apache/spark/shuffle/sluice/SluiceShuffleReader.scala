@@ -21,9 +21,10 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * buffer the reader lends and recycles (a per-task 1 MiB array was a humongous allocation for
  * G1 on a 4 GiB heap, one per reduce task however small its blocks). The block is pushed to the
  * engine's PartitionReader, which decodes it (schema parsed once, codec contexts reused); each
- * batch's rows are written into a reused native buffer. One UnsafeRow is pointed at each row in turn
- * (pointTo(null, address, size)): one JNI call per batch, none per row, no Arrow data in the
- * JVM. Blocks are not wrapped in Spark's compression streams: Sluice blocks carry their own codec.
+ * batch's rows are written into a reused native buffer. One UnsafeRow is pointed at each row in
+ * turn (pointTo(null, address, size)): one JNI call per batch, none per row, no Arrow data in
+ * the JVM. Blocks are not wrapped in Spark's compression streams: Sluice blocks carry their own
+ * codec.
  * The native memory the reader holds is charged to the task's TaskMemoryManager after every
  * batch and reported in the task's peak execution memory.
  *

@@ -131,7 +131,9 @@ private[spark] class SluiceShuffleWriter[K, V](
       val held = timed(SluiceNative.writerAddPointers(writer, pointers, pointerCount))
       writeMetrics.incRecordsWritten(pointerCount)
       pointerCount = 0
-      chargeHeld(held)
+      // Pointer-array growth happens natively and is charged here; if the task cannot give it,
+      // the next page's reservation spills.
+      memory.chargeHeld(held)
     }
   }
 
@@ -146,7 +148,7 @@ private[spark] class SluiceShuffleWriter[K, V](
     pageBase = pageOut(SluiceNative.PAGE_ADDRESS)
     cursor = pageBase
     pageEnd = pageBase + pageOut(SluiceNative.PAGE_CAPACITY)
-    chargeHeld(held)
+    memory.chargeHeld(held)
   }
 
   /** Acquires `bytes` from the task (spilling when it cannot have them) ahead of a page. */
@@ -160,13 +162,6 @@ private[spark] class SluiceShuffleWriter[K, V](
     }
   }
 
-  /**
-   * Makes what is charged to the task equal what native code holds. Pointer-array growth
-   * happens natively and is charged here; if the task cannot give it, the next page's
-   * reservation spills.
-   */
-  private def chargeHeld(held: Long): Unit = memory.chargeHeld(held)
-
   /** Spills every row held natively; returns the bytes released to the task. */
   private def spillNative(): Long = {
     if (writer == 0L || finished || stopping) return 0L
@@ -176,7 +171,7 @@ private[spark] class SluiceShuffleWriter[K, V](
     // Every page is gone: the next row starts a new page.
     cursor = 0L
     pageEnd = 0L
-    chargeHeld(SluiceNative.writerHeldBytes(writer))
+    memory.chargeHeld(SluiceNative.writerHeldBytes(writer))
     val freed = before - memory.bytes
     if (released > 0) {
       context.taskMetrics().incMemoryBytesSpilled(released)
@@ -190,7 +185,7 @@ private[spark] class SluiceShuffleWriter[K, V](
     val metrics = new Array[Long](SluiceNative.WRITE_METRIC_SLOTS)
     timed(SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics))
     finished = true
-    chargeHeld(0L)
+    memory.chargeHeld(0L)
     val temporaryFile =
       if (serializerManager.encryptionEnabled) timed(encryptPartitions(plainFile, checksums))
       else plainFile
