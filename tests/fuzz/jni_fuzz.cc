@@ -320,6 +320,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     };
     for (int block = 0; block < 4 && !input.done() && pending_exception.empty(); ++block) {
+      // Now and then the JVM side gets a length wrong: kept beyond what was reserved, a
+      // capacity below what is kept, a negative length, a push longer than the buffer. Each
+      // must come back as an exception, the reader still usable for closing.
+      const uint8_t wrong = input.Byte();
+      if (wrong < 8) {
+        const jlong lengths[] = {-1, 1 << 20, -(1LL << 40), 3};
+        const jlong kept = lengths[wrong % 4];
+        Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
+            env, nullptr, reader, kept, wrong < 4 ? kept - 1 : 2);
+        if (pending_exception.empty()) std::abort();  // every one of these is refused
+        break;
+      }
+      if (wrong < 12) {
+        // Nothing is reserved here: the buffer holds no bytes to push.
+        const jlong lengths[] = {-1, 1LL << 40, 70001, 1};
+        Java_org_apache_spark_shuffle_sluice_SluiceNative_readerPushBlock(
+            env, nullptr, reader, lengths[wrong % 4], String(owned, "block"));
+        if (pending_exception.empty()) std::abort();
+        break;
+      }
       size_t length = input.Word() % (1 << 16);
       const uint8_t* bytes = input.Take(&length);
       // Copied in two pieces, the buffer grown between them, as the JVM copies through a chunk.

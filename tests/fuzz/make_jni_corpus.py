@@ -47,7 +47,7 @@ def main():
             program += bytes([1, len(row) // 8]) + row + bytes([i % 4])
         program += bytes([3, 0, 4, 5, 1])
         block = segment(codec)
-        program += struct.pack("<I", len(block)) + block
+        program += bytes([0xFF]) + struct.pack("<I", len(block)) + block  # 0xFF: lengths right
         seeds[f"map_and_reduce_{codec}"] = program
     seeds["text_schema"] = bytes([4, 30]) + b"struct<a:array<map<int,string>>>" + bytes([1])
     for name, data in seeds.items():
