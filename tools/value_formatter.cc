@@ -291,6 +291,8 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
       }
       return out + "}";
     }
+    case TypeId::kRunEndEncoded:
+      return FormatValue(array.children[1], RunEndPhysicalIndex(array, row));
   }
   return "?";
 }

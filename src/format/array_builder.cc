@@ -117,10 +117,30 @@ void ArrayBuilder::AppendView(const void* data, int64_t size) {
   bytes_.Append(data, size);
 }
 
+// Closes a run-end encoded row: a new run when a value was appended to the values since the
+// last row, else one more row of the last run.
+void ArrayBuilder::AppendRunEnd() {
+  ArrayBuilder& run_ends = *children_[0];
+  const int64_t end = length_ + 1;
+  const int64_t width = BitWidth(*run_ends.type_) / 8;
+  if (children_[1]->length() > run_ends.length()) {
+    run_ends.AppendBytes(&end, width);  // little-endian: the low bytes of end
+  } else {
+    std::memcpy(run_ends.values_.data() + (run_ends.length() - 1) * width, &end,
+                static_cast<size_t>(width));
+  }
+}
+
 void ArrayBuilder::AppendEmptyValue() {
   const TypeId id = type_->id();
   if (id == TypeId::kNull) {
     AppendNull();
+    return;
+  }
+  if (id == TypeId::kRunEndEncoded) {
+    children_[1]->AppendEmptyValue();
+    AppendRunEnd();
+    ++length_;
     return;
   }
   MarkValid();
@@ -148,6 +168,12 @@ void ArrayBuilder::AppendNull() {
     ++null_count_;
     return;
   }
+  if (id == TypeId::kRunEndEncoded) {  // no validity of its own: a run of a null value
+    children_[1]->AppendNull();
+    AppendRunEnd();
+    ++length_;
+    return;
+  }
   MarkNull();
   if (IsBinaryView(id)) {
     AppendView(nullptr, 0);
@@ -169,7 +195,14 @@ void ArrayBuilder::AppendNull() {
 void ArrayBuilder::AppendValid() {
   const TypeId id = type_->id();
   SLUICE_DCHECK(id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap ||
-                id == TypeId::kStruct || id == TypeId::kFixedSizeList || IsListView(id));
+                id == TypeId::kStruct || id == TypeId::kFixedSizeList || IsListView(id) ||
+                id == TypeId::kRunEndEncoded);
+  if (id == TypeId::kRunEndEncoded) {
+    SLUICE_DCHECK(children_[1]->length() > 0);
+    AppendRunEnd();
+    ++length_;
+    return;
+  }
   MarkValid();
   if (id != TypeId::kStruct && id != TypeId::kFixedSizeList) AppendOffset();
   ++length_;
@@ -199,7 +232,8 @@ ArrayData ArrayBuilder::View() const {
   if (id != TypeId::kNull && null_count_ > 0) {
     array.buffers[0] = BufferView{validity_.data(), validity_.size()};
   }
-  if (id != TypeId::kNull && id != TypeId::kStruct && id != TypeId::kFixedSizeList) {
+  if (id != TypeId::kNull && id != TypeId::kStruct && id != TypeId::kFixedSizeList &&
+      id != TypeId::kRunEndEncoded) {
     array.buffers[1] = BufferView{values_.data(), values_.size()};
   }
   if (IsBinaryLike(id) || IsListView(id)) {

@@ -125,6 +125,11 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
       return RangeEqual(left.children[0], a_start, right.children[0], b_start, a_end - a_start,
                         ChildPath{&path, left.type->children()[0].name}, difference);
     }
+    case TypeId::kRunEndEncoded:
+      // The values the rows' runs hold: the same rows in other runs are equal.
+      return SlotEqual(left.children[1], RunEndPhysicalIndex(left, left_row), right.children[1],
+                       RunEndPhysicalIndex(right, right_row),
+                       ChildPath{&path, left.type->children()[1].name}, difference);
     case TypeId::kStruct: {
       for (size_t c = 0; c < left.children.size(); ++c) {
         if (!SlotEqual(left.children[c], left_row, right.children[c], right_row,

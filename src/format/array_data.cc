@@ -1,5 +1,7 @@
 #include "sluice/format/array_data.h"
 
+#include <algorithm>
+
 namespace sluice {
 
 ArrayData ArrayData::Slice(int64_t start, int64_t count) const {
@@ -17,6 +19,43 @@ ArrayData ArrayData::Slice(int64_t start, int64_t count) const {
     for (auto& child : sliced.children) child = child.Slice(start, count);
   }
   return sliced;
+}
+
+namespace {
+
+template <typename RunEnd>
+int64_t FirstRunEndingAfter(const ArrayData& run_ends, int64_t logical) {
+  const RunEnd* begin = run_ends.values<RunEnd>();
+  const RunEnd* end = begin + run_ends.length;
+  return std::upper_bound(begin, end, logical,
+                          [](int64_t value, RunEnd run_end) { return value < run_end; }) -
+         begin;
+}
+
+}  // namespace
+
+int64_t RunEndPhysicalIndex(const ArrayData& array, int64_t index) {
+  const ArrayData& run_ends = array.children[0];
+  const int64_t logical = array.offset + index;
+  switch (run_ends.type->id()) {
+    case TypeId::kInt16:
+      return FirstRunEndingAfter<int16_t>(run_ends, logical);
+    case TypeId::kInt32:
+      return FirstRunEndingAfter<int32_t>(run_ends, logical);
+    default:
+      return FirstRunEndingAfter<int64_t>(run_ends, logical);
+  }
+}
+
+int64_t RunEndAt(const ArrayData& run_ends, int64_t index) {
+  switch (run_ends.type->id()) {
+    case TypeId::kInt16:
+      return run_ends.values<int16_t>()[index];
+    case TypeId::kInt32:
+      return run_ends.values<int32_t>()[index];
+    default:
+      return run_ends.values<int64_t>()[index];
+  }
 }
 
 int64_t ReferencedBytes(const ArrayData& array) {

@@ -35,6 +35,9 @@ class ArrayValidator {
   Status ValidateViews(const ArrayData& array, int64_t end) const;
   template <typename Offset>
   Status ValidateListViews(const ArrayData& array, int64_t end) const;
+  Status ValidateRunEnds(const ArrayData& array, int64_t end) const;
+  template <typename RunEnd>
+  Status ValidateRunEndValues(const ArrayData& run_ends, int64_t end) const;
 
   std::string path_;
 };
@@ -232,6 +235,49 @@ Status ArrayValidator::ValidateListViews(const ArrayData& array, int64_t end) co
   return Status::OK();
 }
 
+// Run ends are never null, strictly increasing from above zero, and the last covers
+// offset + length; the values hold an entry per run. Called once the children are validated.
+Status ArrayValidator::ValidateRunEnds(const ArrayData& array, int64_t end) const {
+  const ArrayData& run_ends = array.children[0];
+  const ArrayData& values = array.children[1];
+  if (run_ends.null_count != 0) {
+    return Fail("run_ends has ", run_ends.null_count, " null(s); a run end is never null");
+  }
+  if (values.length < run_ends.length) {
+    return Fail("values has ", values.length, " entries, fewer than the ", run_ends.length,
+                " runs");
+  }
+  switch (run_ends.type->id()) {
+    case TypeId::kInt16:
+      return ValidateRunEndValues<int16_t>(run_ends, array.length == 0 ? 0 : end);
+    case TypeId::kInt32:
+      return ValidateRunEndValues<int32_t>(run_ends, array.length == 0 ? 0 : end);
+    case TypeId::kInt64:
+      return ValidateRunEndValues<int64_t>(run_ends, array.length == 0 ? 0 : end);
+    default:
+      return Fail("run ends of type ", run_ends.type->ToString(),
+                  "; they must be int16, int32 or int64");
+  }
+}
+
+template <typename RunEnd>
+Status ArrayValidator::ValidateRunEndValues(const ArrayData& run_ends, int64_t end) const {
+  const RunEnd* ends = run_ends.values<RunEnd>();
+  int64_t previous = 0;
+  for (int64_t i = 0; i < run_ends.length; ++i) {
+    const int64_t value = ends[i];
+    if (value <= previous) {
+      return Fail("run end ", i, " is ", value, ", not above ",
+                  i == 0 ? "zero" : "the run end before it, ", i == 0 ? 0 : previous);
+    }
+    previous = value;
+  }
+  if (previous < end) {
+    return Fail("the runs cover ", previous, " rows, fewer than offset + length ", end);
+  }
+  return Status::OK();
+}
+
 Status ArrayValidator::ValidateChildren(const ArrayData& array, int depth) {
   const DataType& type = *array.type;
   const TypeId id = type.id();
@@ -299,6 +345,14 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
       return Fail("a null array of length ", array.length, " has null_count ", array.null_count);
     }
     return Status::OK();
+  }
+  if (id == TypeId::kRunEndEncoded) {
+    if (array.null_count != 0) {
+      return Fail("null_count is ", array.null_count,
+                  "; a run_end_encoded array has no nulls of its own (its values have)");
+    }
+    SLUICE_RETURN_NOT_OK(ValidateChildren(array, depth));
+    return ValidateRunEnds(array, end);
   }
   SLUICE_RETURN_NOT_OK(ValidateValidity(array, end));
   if (IsFixedWidth(id)) {
@@ -414,6 +468,14 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
                                                path + "." + type.children()[0].name));
       }
       return Status::OK();
+    }
+    case TypeId::kRunEndEncoded: {
+      // The values of the runs that rows [start, start + count) fall in.
+      const ArrayData& values = array.children[1];
+      const int64_t first = RunEndPhysicalIndex(array, start - array.offset);
+      const int64_t last = RunEndPhysicalIndex(array, start + count - 1 - array.offset);
+      return ValidateUtf8Slots(values, values.offset + first, last - first + 1,
+                               path + "." + type.children()[1].name);
     }
     case TypeId::kList:
     case TypeId::kMap:

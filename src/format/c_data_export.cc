@@ -129,6 +129,8 @@ std::string FormatString(const DataType& type) {
       return "+s";
     case TypeId::kMap:
       return "+m";
+    case TypeId::kRunEndEncoded:
+      return "+r";
     case TypeId::kFloat16:
       return "e";
     case TypeId::kDate64:

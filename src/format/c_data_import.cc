@@ -208,7 +208,6 @@ TypePtr ParseTemporalFormat(std::string_view format) {
 std::string UnsupportedFormatName(std::string_view format) {
   if (format.substr(0, 4) == "+ud:") return "dense_union";
   if (format.substr(0, 4) == "+us:") return "sparse_union";
-  if (format == "+r") return "run_end_encoded";
   return {};
 }
 
@@ -425,6 +424,19 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     *type = DataType::FixedSizeList(std::move(fields[0]), list_size);
     return Status::OK();
   }
+  if (format == "+r") {
+    SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 2));
+    std::vector<Field> fields;
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    if (!IsRunEndType(fields[0].type->id()) || encoding->children[0].dictionary_encoded) {
+      return Invalid(path,
+                     "ArrowSchema.children[0]: run_end_encoded run ends must be int16, int32 or "
+                     "int64, found ",
+                     fields[0].ToString());
+    }
+    *type = DataType::RunEndEncoded(std::move(fields[0].type), std::move(fields[1].type));
+    return Status::OK();
+  }
   if (format == "+s") {
     std::vector<Field> fields;
     SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
@@ -502,6 +514,10 @@ class ArrayImporter {
                        ArrayData* out);
   Status ImportViews(const ArrowArray* array, int64_t view_offset, int64_t view_length,
                      const std::string& path, ArrayData* out);
+  Status ImportRunEndEncoded(const ArrowArray* array, const DataType* type,
+                             const CDataEncoding* encoding, int64_t view_offset,
+                             int64_t view_length, const std::string& path, int depth,
+                             ArrayData* out);
 
   std::vector<MemoryOwner>* owners_;
 };
@@ -675,6 +691,9 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
                                      type->ToString()));
   }
 
+  if (id == TypeId::kRunEndEncoded) {
+    return ImportRunEndEncoded(array, type, encoding, view_offset, view_length, path, depth, out);
+  }
   const uint8_t* validity = nullptr;
   if (id != TypeId::kNull || dictionary_encoded) {
     validity = static_cast<const uint8_t*>(array->buffers[0]);
@@ -804,6 +823,31 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
     SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(),
                                 encoding != nullptr ? &encoding->children[i] : nullptr,
                                 view_length == 0 ? 0 : view_offset, view_length,
+                                JoinPath(path, field.name), depth + 1, &out->children[i]));
+  }
+  return Status::OK();
+}
+
+// No buffers: the view's offset and length are logical rows; the run ends and values are
+// imported whole (ValidateArray checks that the runs cover the view).
+Status ArrayImporter::ImportRunEndEncoded(const ArrowArray* array, const DataType* type,
+                                          const CDataEncoding* encoding, int64_t view_offset,
+                                          int64_t view_length, const std::string& path,
+                                          int depth, ArrayData* out) {
+  if (array->null_count > 0) {
+    return Invalid(path, "ArrowArray.null_count: a run_end_encoded array has no nulls of its own, ",
+                   "found ", array->null_count);
+  }
+  out->type = type;
+  out->offset = view_length == 0 ? 0 : view_offset;
+  out->length = view_length;
+  out->null_count = 0;
+  out->buffers = {};
+  out->children.resize(2);
+  for (size_t i = 0; i < 2; ++i) {
+    const Field& field = type->children()[i];
+    SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(),
+                                encoding != nullptr ? &encoding->children[i] : nullptr, 0, -1,
                                 JoinPath(path, field.name), depth + 1, &out->children[i]));
   }
   return Status::OK();

@@ -76,6 +76,10 @@ std::string DataType::ToString() const {
     case TypeId::kFixedSizeList:
       text << "<" << children_[0].ToString() << ">[" << list_size_ << "]";
       break;
+    case TypeId::kRunEndEncoded:  // as Arrow writes it: no field names' nullability
+      text << "<run_ends: " << children_[0].type->ToString()
+           << ", values: " << children_[1].type->ToString() << ">";
+      break;
     default:
       break;
   }
@@ -227,6 +231,13 @@ TypePtr DataType::FixedSizeList(Field element, int32_t list_size) {
   return TypePtr(type);
 }
 
+TypePtr DataType::RunEndEncoded(TypePtr run_end_type, TypePtr value_type) {
+  auto* type = new DataType(TypeId::kRunEndEncoded);
+  type->children_.push_back(Field{"run_ends", std::move(run_end_type), false});
+  type->children_.push_back(Field{"values", std::move(value_type), true});
+  return TypePtr(type);
+}
+
 TypePtr DataType::Struct(std::vector<Field> fields) {
   auto* type = new DataType(TypeId::kStruct);
   type->children_ = std::move(fields);
@@ -329,6 +340,8 @@ std::string_view TypeIdName(TypeId id) {
       return "list_view";
     case TypeId::kLargeListView:
       return "large_list_view";
+    case TypeId::kRunEndEncoded:
+      return "run_end_encoded";
   }
   return "unknown";
 }
@@ -465,8 +478,12 @@ bool IsListView(TypeId id) {
   return id == TypeId::kListView || id == TypeId::kLargeListView;
 }
 
+bool IsRunEndType(TypeId id) {
+  return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
+}
+
 int BufferCount(TypeId id) {
-  if (id == TypeId::kNull) return 0;
+  if (id == TypeId::kNull || id == TypeId::kRunEndEncoded) return 0;
   if (id == TypeId::kStruct || id == TypeId::kFixedSizeList) return 1;
   if (IsBinaryLike(id) || IsListView(id)) return 3;
   return 2;

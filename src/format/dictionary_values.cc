@@ -82,6 +82,10 @@ void AppendArrayValue(ArrayBuilder& builder, const ArrayData& source, int64_t ro
       }
       builder.AppendValid();
       return;
+    case TypeId::kRunEndEncoded:
+      AppendArrayValue(builder.child(1), source.children[1], RunEndPhysicalIndex(source, row));
+      builder.AppendValid();
+      return;
     default:
       break;
   }

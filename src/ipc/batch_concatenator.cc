@@ -49,7 +49,9 @@ class BatchConcatenator::Impl {
     }
     if (plan_.offsets_overflow) {
       return Status::Invalid("concatenating ", total,
-                             " rows would exceed 2^31 values in a column with 32-bit offsets");
+                             " rows would hold more values than a column's offsets or run ends "
+                             "can index (2^31 for 32-bit offsets, 32,767 rows for int16 run "
+                             "ends)");
     }
     // Every buffer gets its own aligned place in one arena, direct ones included: the result
     // must not borrow from the inputs.

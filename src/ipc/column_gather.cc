@@ -773,6 +773,95 @@ class ListViewGather final : public GatherNode<ListViewGather<Offset>> {
   RunSelection child_selection_;
 };
 
+// ---- Run-end encoded ----------------------------------------------------------------------
+
+// No buffers of its own: a block's run ends and the values of its runs. Consecutive selected
+// rows in one run of one source make one output run, so a block keeps its sources' runs (cut
+// where the selection cuts them); the values are gathered from runs of physical indexes,
+// merged where they touch.
+template <typename RunEnd>
+class RunEndEncodedGather final : public GatherNode<RunEndEncodedGather<RunEnd>> {
+ public:
+  explicit RunEndEncodedGather(const DataType& type)
+      : values_(ColumnGather::Make(type.child_type(1))) {}
+
+  void BindChildren() override {
+    const size_t count = this->sources_.size();
+    run_ends_.resize(count);
+    value_sources_.resize(count);
+    for (size_t s = 0; s < count; ++s) {
+      run_ends_[s] = this->sources_[s]->children[0].template values<RunEnd>();
+      value_sources_[s] = &this->sources_[s]->children[1];
+    }
+    values_->Bind(value_sources_);
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    plan->nodes.push_back(PlannedNode{selection.count, 0});
+    ends_.clear();
+    value_runs_.clear();
+    // The run the last row fell in: its source, physical index and rows [begin, end) of the
+    // source's view; a row inside it needs no search.
+    uint32_t run_source = std::numeric_limits<uint32_t>::max();
+    int64_t physical = 0;
+    int64_t run_begin = 0;
+    int64_t run_end = 0;
+    int64_t position = 0;
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      const ArrayData& array = *this->sources_[source];
+      int64_t row = start;
+      const int64_t end = start + count;
+      while (row < end) {
+        // A row of the last row's run continues its output run (the same value, whatever the
+        // order of the rows); any other row starts one.
+        if (source != run_source || row < run_begin || row >= run_end) {
+          const bool next_run = source == run_source && row == run_end;
+          physical = next_run ? physical + 1 : RunEndPhysicalIndex(array, row);
+          run_begin = physical == 0 ? 0 : run_ends_[source][physical - 1] - array.offset;
+          run_end = run_ends_[source][physical] - array.offset;
+          run_source = source;
+          ends_.push_back(position);
+          AppendChildRun(source, physical, 1, &value_runs_);
+        }
+        const int64_t length = std::min(run_end, end) - row;
+        position += length;
+        ends_.back() = position;
+        row += length;
+      }
+    });
+    if (position > std::numeric_limits<RunEnd>::max()) plan->offsets_overflow = true;
+    const auto runs = static_cast<int64_t>(ends_.size());
+    plan->nodes.push_back(PlannedNode{runs, 0});  // run_ends
+    plan->buffers.push_back(PlannedBuffer{});    // their validity: none
+    plan->buffers.push_back(PlannedBuffer{runs * static_cast<int64_t>(sizeof(RunEnd))});
+    value_selection_ = RunSelection{value_runs_.data(), value_runs_.size(), runs};
+    values_->Plan(value_selection_, plan);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection&, BlockPlan* plan, size_t* buffer_index) {
+    ++*buffer_index;  // the run ends' validity
+    uint8_t* out = plan->buffers[(*buffer_index)++].destination;
+    for (size_t i = 0; i < ends_.size(); ++i) {
+      const auto end = static_cast<RunEnd>(ends_[i]);
+      std::memcpy(out + i * sizeof(RunEnd), &end, sizeof(RunEnd));
+    }
+    values_->Write(value_selection_, plan, buffer_index);
+  }
+
+  int node_count() const override { return 2 + values_->node_count(); }
+  int buffer_count() const override { return 2 + values_->buffer_count(); }
+
+ private:
+  std::unique_ptr<ColumnGather> values_;
+  std::vector<const RunEnd*> run_ends_;  // per source, advanced to its run ends' offset
+  std::vector<const ArrayData*> value_sources_;
+  std::vector<int64_t> ends_;  // the output's run ends
+  std::vector<Run> value_runs_;
+  RunSelection value_selection_;
+};
+
 // ---- Fixed-size list ----------------------------------------------------------------------
 
 // No offsets: a selected row's elements are its list_size child rows, so the child is gathered
@@ -967,6 +1056,15 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
     case TypeId::kBinaryView:
     case TypeId::kUtf8View:
       return std::make_unique<ViewGather>();
+    case TypeId::kRunEndEncoded:
+      switch (type.child_type(0).id()) {
+        case TypeId::kInt16:
+          return std::make_unique<RunEndEncodedGather<int16_t>>(type);
+        case TypeId::kInt32:
+          return std::make_unique<RunEndEncodedGather<int32_t>>(type);
+        default:
+          return std::make_unique<RunEndEncodedGather<int64_t>>(type);
+      }
   }
   SLUICE_CHECK(false, "unhandled type in ColumnGather::Make");
   return nullptr;

@@ -83,7 +83,8 @@ struct PlannedBuffer {
 struct BlockPlan {
   std::vector<PlannedNode> nodes;
   std::vector<PlannedBuffer> buffers;
-  /// Set when a column with 32-bit offsets would span more than INT32_MAX values or bytes.
+  /// Set when a column with 32-bit offsets would span more than INT32_MAX values or bytes, or a
+  /// run-end encoded column more rows than its run end type holds (32,767 for int16).
   bool offsets_overflow = false;
 
   void Clear() {

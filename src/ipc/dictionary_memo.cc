@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "dictionary_memo_internal.h"
+#include "sluice/base/check.h"
 #include "sluice/format/dictionary_values.h"
 
 namespace sluice::ipc {
@@ -30,7 +31,14 @@ TypePtr ReplaceBelow(const DataType& type, std::span<const int> path, const Type
       return DataType::FixedSizeList(std::move(children[0]), type.list_size());
     case TypeId::kMap:
       return DataType::Map(std::move(children[0]), type.keys_sorted());
+    case TypeId::kListView:
+      return DataType::ListView(std::move(children[0]));
+    case TypeId::kLargeListView:
+      return DataType::LargeListView(std::move(children[0]));
+    case TypeId::kRunEndEncoded:
+      return DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
     default:
+      SLUICE_DCHECK(type.id() == TypeId::kStruct);
       return DataType::Struct(std::move(children));
   }
 }

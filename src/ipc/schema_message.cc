@@ -103,6 +103,8 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
     case TypeId::kFixedSizeList:
       return {fb::Type::FixedSizeListType,
               fb::CreateFixedSizeListType(builder, type.list_size()).Union()};
+    case TypeId::kRunEndEncoded:
+      return {fb::Type::RunEndEncodedType, fb::CreateRunEndEncodedType(builder).Union()};
     case TypeId::kFloat16:
       return {fb::Type::FloatType, fb::CreateFloatType(builder, fb::FloatPrecision::HALF).Union()};
     case TypeId::kDate64:
@@ -272,8 +274,6 @@ std::string UnsupportedTypeName(const fb::Field& field) {
     case fb::Type::UnionType:
       return field.type_as_UnionType()->mode() == fb::UnionMode::Dense ? "dense_union"
                                                                        : "sparse_union";
-    case fb::Type::RunEndEncodedType:
-      return "run_end_encoded";
     default:
       return "a type this Arrow format version does not define (Type union tag " +
              std::to_string(static_cast<int>(field.type_type())) + ")";
@@ -525,6 +525,16 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     case fb::Type::StructType:
       type = DataType::Struct(std::move(children));
       break;
+    case fb::Type::RunEndEncodedType: {
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 2, path, "run_end_encoded"));
+      if (!IsRunEndType(children[0].type->id())) {
+        return Status::Corrupt("field '", path,
+                               "': run_end_encoded run ends must be int16, int32 or int64, found ",
+                               children[0].type->ToString());
+      }
+      type = DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
+      break;
+    }
     case fb::Type::MapType: {
       SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "map"));
       const Field& entries = children[0];

@@ -181,8 +181,9 @@ class SegmentEncoder::Impl {
     for (auto& column : columns_) column->Plan(selection, plan);
     if (plan->offsets_overflow) {
       return Status::Invalid("a block of ", selection.count,
-                             " rows holds more than 2^31 values or bytes in a column with 32-bit "
-                             "offsets; lower the target block size");
+                             " rows holds more values or bytes than a column's offsets or run "
+                             "ends can index (2^31 for 32-bit offsets, 32,767 rows for int16 run "
+                             "ends); lower the target block size");
     }
     SLUICE_DCHECK(static_cast<int>(plan->nodes.size()) == node_count_);
     SLUICE_DCHECK(static_cast<int>(plan->buffers.size()) == buffer_count_);

@@ -326,6 +326,8 @@ class ColumnHasher {
       case TypeId::kListView:
       case TypeId::kLargeListView:
         return UpdateListView(array, rows, states);
+      case TypeId::kRunEndEncoded:
+        return UpdateRunEndEncoded(array, rows, states);
       // Types Spark has, hashed as Spark hashes the value it reads them as; the rest as the
       // Spark type of the same values (README, "Types and how they are partitioned").
       case TypeId::kFloat16: {
@@ -637,6 +639,27 @@ class ColumnHasher {
       const auto [offset, size] = ListViewRange(array, i - array.offset);
       return std::pair<int64_t, int64_t>{offset, offset + size};
     });
+  }
+
+  // A run-end encoded row hashes as the value its run holds: it lands where the same value
+  // unencoded does. Rows mostly come in order, so the run of the last row is tried first.
+  template <typename Rows>
+  static void UpdateRunEndEncoded(const ArrayData& array, const Rows& rows, State* states) {
+    const ArrayData& run_ends = array.children[0];
+    std::vector<int64_t> physical(static_cast<size_t>(rows.count));
+    int64_t run = -1;
+    int64_t run_begin = 0;
+    int64_t run_end = 0;
+    for (int64_t k = 0; k < rows.count; ++k) {
+      const int64_t logical = array.offset + rows[k];
+      if (logical < run_begin || logical >= run_end) {
+        run = RunEndPhysicalIndex(array, rows[k]);
+        run_begin = run == 0 ? 0 : RunEndAt(run_ends, run - 1);
+        run_end = RunEndAt(run_ends, run);
+      }
+      physical[static_cast<size_t>(k)] = run;
+    }
+    Update(array.children[1], IndexedRows{physical.data(), rows.count}, states);
   }
 
   // A list folds its elements in order. The elements of different rows are independent, so the

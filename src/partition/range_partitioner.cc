@@ -485,6 +485,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
     case TypeId::kMap:
+    case TypeId::kRunEndEncoded:
       break;
   }
   return Status::NotImplemented("range partitioning on key column ", column_index, " of type ",

@@ -50,8 +50,8 @@ LEAF_TYPES = [
 
 
 def nested_types():
-    """Nested types three deep, mixing list, large_list, struct and map; fixed-size lists and
-    list views."""
+    """Nested types three deep, mixing list, large_list, struct and map; fixed-size lists, list
+    views and run-end encoded columns."""
     inner = pa.struct([("a", pa.int64()), ("b", pa.string()), pa.field("c", pa.float64(), nullable=False)])
     level2 = pa.struct([("s", inner), ("l", pa.list_(inner)), ("m", pa.map_(pa.string(), inner))])
     return [
@@ -66,6 +66,8 @@ def nested_types():
         pa.list_(inner, 2),
         pa.list_view(pa.int32()),
         pa.large_list_view(inner),
+        pa.run_end_encoded(pa.int32(), pa.string()),
+        pa.run_end_encoded(pa.int16(), inner),
     ]
 
 
@@ -130,6 +132,8 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
             or pa.types.is_list_view(data_type) or pa.types.is_large_list_view(data_type)):
         field = data_type.value_field
         return [random_value(rng, field.type, field.nullable) for _ in range(rng.randint(0, 3))]
+    if pa.types.is_run_end_encoded(data_type):
+        return random_value(rng, data_type.value_type, nullable, null_probability)
     if pa.types.is_struct(data_type):
         return {
             data_type.field(i).name: random_value(rng, data_type.field(i).type, data_type.field(i).nullable)
@@ -142,7 +146,14 @@ def random_table(schema, rows, seed):
     rng = random.Random(seed)
     columns = []
     for field in schema:
-        values = [random_value(rng, field.type, field.nullable) for _ in range(rows)]
+        if pa.types.is_run_end_encoded(field.type):
+            # Runs of one to four rows (pyarrow joins equal neighbours into one run).
+            values = []
+            while len(values) < rows:
+                values += [random_value(rng, field.type, field.nullable)] * rng.randint(1, 4)
+            values = values[:rows]
+        else:
+            values = [random_value(rng, field.type, field.nullable) for _ in range(rows)]
         columns.append(pa.array(values, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
 

@@ -181,6 +181,13 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
       }
       return seed;
     }
+    case TypeId::kRunEndEncoded: {
+      // The run holding the row, found by walking the run ends (the engine searches them).
+      const ArrayData& run_ends = array.children[0];
+      int64_t run = 0;
+      while (RunEndAt(run_ends, run) <= i) ++run;
+      return ReferenceHash<Hash>(array.children[1], run, seed);
+    }
     case TypeId::kLargeList: {
       const auto* offsets = reinterpret_cast<const int64_t*>(data);
       for (int64_t j = offsets[i]; j < offsets[i + 1]; ++j) {
@@ -930,18 +937,37 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   EXPECT_EQ(MurmurOf(batch, {2}), MurmurOf(batch, {3}));
 
   // The same strings and bytes as utf8, large_utf8 and utf8_view, binary, large_binary and
-  // binary_view (inline and out-of-line views), nulls included.
-  const std::vector<TypePtr> string_types = {DataType::Utf8(),        DataType::LargeUtf8(),
-                                             DataType::Utf8View(),    DataType::Binary(),
-                                             DataType::LargeBinary(), DataType::BinaryView()};
+  // binary_view (inline and out-of-line views), and run-end encoded utf8 (each value its own
+  // run, then a run of three), nulls included.
+  const std::vector<TypePtr> string_types = {
+      DataType::Utf8(),        DataType::LargeUtf8(),
+      DataType::Utf8View(),    DataType::Binary(),
+      DataType::LargeBinary(), DataType::BinaryView(),
+      DataType::RunEndEncoded(DataType::Int32(), DataType::Utf8()),
+      DataType::RunEndEncoded(DataType::Int16(), DataType::Utf8View())};
   std::vector<Field> string_fields;
   for (const TypePtr& type : string_types) {
     string_fields.push_back(MakeField(type->ToString(), type));
   }
   BatchMaker strings(string_fields);
+  const auto append = [&](size_t c, const char* value) {
+    if (string_types[c]->id() != TypeId::kRunEndEncoded) return strings[c].AppendString(value);
+    strings[c].child(1).AppendString(value);
+    strings[c].AppendValid();
+  };
   for (const char* value :
        {"", "short", "exactly12byt", "thirteen byte", "a longer value, 29 bytes"}) {
-    for (size_t c = 0; c < string_fields.size(); ++c) strings[c].AppendString(value);
+    for (size_t c = 0; c < string_fields.size(); ++c) append(c, value);
+  }
+  for (size_t c = 0; c < string_fields.size(); ++c) {
+    append(c, "repeated");
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      if (string_types[c]->id() == TypeId::kRunEndEncoded) {
+        strings[c].AppendValid();  // the last run once more
+      } else {
+        strings[c].AppendString("repeated");
+      }
+    }
   }
   for (size_t c = 0; c < string_fields.size(); ++c) strings[c].AppendNull();
   const RecordBatch string_batch = strings.Finish();

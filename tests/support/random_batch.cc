@@ -143,6 +143,10 @@ SchemaPtr AllTypesSchema(int nested_depth) {
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::ListView(inner)));
   fields.push_back(
       MakeField("c" + std::to_string(index++), DataType::LargeListView(DataType::Utf8())));
+  fields.push_back(MakeField("c" + std::to_string(index++),
+                             DataType::RunEndEncoded(DataType::Int32(), DataType::Utf8())));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++), DataType::RunEndEncoded(DataType::Int16(), inner)));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }
@@ -278,6 +282,13 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
       builder.AppendValid();
       break;
     }
+    case TypeId::kRunEndEncoded:
+      // Runs of one to a few rows: a row repeats the last run's value half the time.
+      if (builder.child(1).length() == 0 || (rng() & 1) != 0) {
+        AppendRandomValue(builder.child(1), true, rng, options);
+      }
+      builder.AppendValid();
+      break;
     case TypeId::kFloat16:
       // Any half, NaNs and infinities included.
       builder.Append<int16_t>(RandomInteger<int16_t>(rng));

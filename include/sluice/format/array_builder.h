@@ -11,7 +11,10 @@
 // row is made by appending one value to every child and then calling AppendValid(); AppendNull()
 // on a struct appends an empty value to every child itself. A fixed-size list row is its
 // list_size elements appended to child(0), then AppendValid(); AppendNull() appends list_size
-// empty elements itself.
+// empty elements itself. A run-end encoded row is either a new run, its value appended to
+// child(1) and then AppendValid(), or AppendValid() alone, which repeats the last run's value;
+// AppendNull() and AppendEmptyValue() start a run of their own. Its run ends (child(0)) are
+// kept by the builder.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +79,7 @@ class ArrayBuilder {
   void MarkNull();
   void AppendBit(bool value);
   void AppendOffset();
+  void AppendRunEnd();
 
   const DataType* type_;
   int64_t length_ = 0;

@@ -131,6 +131,14 @@ inline std::string_view ArrayData::view_value(int64_t index) const {
   return ViewBytes(buffers[1].data + (offset + index) * 16, variadic_buffers.data());
 }
 
+/// Returns the index into the values child of row `index` (from the view's start) of a
+/// run_end_encoded array that ValidateArray accepted: its run is the first whose end exceeds
+/// offset + index.
+int64_t RunEndPhysicalIndex(const ArrayData& array, int64_t index);
+
+/// Returns entry `index` (from the view's start) of a run_ends array (int16, int32 or int64).
+int64_t RunEndAt(const ArrayData& run_ends, int64_t index);
+
 /// Returns the child range {offset, size} of row `index` (from the view's start) of a list_view
 /// or large_list_view array that ValidateArray accepted (a non-null row).
 inline std::pair<int64_t, int64_t> ListViewRange(const ArrayData& array, int64_t index) {

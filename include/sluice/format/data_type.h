@@ -65,6 +65,7 @@ enum class TypeId : uint8_t {
   kUtf8View,       ///< kBinaryView holding UTF-8.
   kListView,       ///< int32 offsets and int32 sizes into one child, in any order.
   kLargeListView,  ///< int64 offsets and sizes.
+  kRunEndEncoded,  ///< No buffers: children run_ends (int16/32/64) and values, one per run.
 };
 
 /// The resolution of a timestamp.
@@ -163,6 +164,9 @@ class DataType {
   /// Builds fixed_size_list<item>[list_size]; the element field is named "item" unless given.
   static TypePtr FixedSizeList(TypePtr element, int32_t list_size, bool element_nullable = true);
   static TypePtr FixedSizeList(Field element, int32_t list_size);
+  /// Builds run_end_encoded<run_ends: R, values: V>: children "run_ends" (int16, int32 or
+  /// int64, not null) and "values" (nullable), as Arrow names them.
+  static TypePtr RunEndEncoded(TypePtr run_end_type, TypePtr value_type);
   static TypePtr Struct(std::vector<Field> fields);
   /// Builds map<key, value> as Arrow lays it out: entries: struct<key not null, value>, not null.
   static TypePtr Map(TypePtr key, TypePtr value, bool value_nullable = true,
@@ -231,8 +235,11 @@ bool HasLargeOffsets(TypeId id);
 /// and [2]).
 bool IsListView(TypeId id);
 
+/// Returns true for the run end types of run_end_encoded: int16, int32 and int64.
+bool IsRunEndType(TypeId id);
+
 /// Returns the number of buffers an array of this type has in Arrow's layout, the validity
-/// bitmap included: 0 for null, 1 for struct and fixed-size list, 2 for fixed-width, list and map
+/// bitmap included: 0 for null and run-end encoded, 1 for struct and fixed-size list, 2 for fixed-width, list and map
 /// (and the validity and views of a view type, whose variadic buffers come after them),
 /// 3 for binary-like and list views (validity, offsets, sizes).
 int BufferCount(TypeId id);
