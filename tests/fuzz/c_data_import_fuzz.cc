@@ -157,6 +157,61 @@ void ReleaseArray(ArrowArray* array) {
   array->release = nullptr;
 }
 
+// Builds the run ends of a run_end_encoded node of `slots` logical slots: int16, int32 or int64,
+// strictly increasing and covering the slots (now and then not: a step of zero, a first run end
+// of zero, a null count). Returns how many runs it made.
+int64_t BuildRunEnds(Program& program, Arena& arena, int64_t slots, ArrowSchema* schema,
+                     ArrowArray* array) {
+  arena.nodes += 1;
+  static constexpr const char* kRunEndFormats[] = {"s", "i", "l"};
+  static constexpr int64_t kWidths[] = {2, 4, 8};
+  const uint8_t choice = program.Byte();
+  const size_t kind = choice % 3;
+  const bool malformed = (choice & 0xf0) == 0xf0;
+  const int64_t offset = (choice & 8) ? program.Byte() % 3 : 0;
+  std::vector<int64_t> ends;
+  int64_t end = 0;
+  while (end < slots && ends.size() < 64) {
+    end += 1 + program.Byte() % 4;
+    ends.push_back(std::min(end, slots));
+  }
+  if (malformed && !ends.empty()) {
+    const size_t at = program.Byte() % ends.size();
+    ends[at] = at > 0 ? ends[at - 1] : 0;
+  }
+  const auto runs = static_cast<int64_t>(ends.size());
+  const int64_t width = kWidths[kind];
+  uint8_t* values = arena.Buffer(static_cast<size_t>((offset + runs) * width));
+  for (int64_t i = 0; i < runs; ++i) {
+    uint8_t* to = values + (offset + i) * width;
+    const int64_t value = ends[static_cast<size_t>(i)];
+    if (kind == 0) {
+      const auto narrow = static_cast<int16_t>(value);
+      std::memcpy(to, &narrow, 2);
+    } else if (kind == 1) {
+      const auto narrow = static_cast<int32_t>(value);
+      std::memcpy(to, &narrow, 4);
+    } else {
+      std::memcpy(to, &value, 8);
+    }
+  }
+  arena.names.push_back(std::make_unique<std::string>("run_ends"));
+  arena.buffer_lists.push_back(std::make_unique<std::vector<const void*>>(2, nullptr));
+  (*arena.buffer_lists.back())[1] = values;
+  *schema = ArrowSchema{};
+  schema->format = kRunEndFormats[kind];
+  schema->name = arena.names.back()->c_str();
+  schema->release = ReleaseSchema;
+  *array = ArrowArray{};
+  array->length = runs;
+  array->offset = offset;
+  array->null_count = malformed && (choice & 4) ? 1 : 0;
+  array->n_buffers = 2;
+  array->buffers = arena.buffer_lists.back()->data();
+  array->release = ReleaseArray;
+  return runs;
+}
+
 // Builds one node (schema and array together). `length_hint` is the length a correct producer
 // would give it (a struct child's parent length), which the program may change.
 void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, ArrowSchema* schema,
@@ -324,9 +379,19 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
   arena.array_children.push_back(std::make_unique<std::vector<ArrowArray*>>());
   auto& schema_children = *arena.schema_children.back();
   auto& array_children = *arena.array_children.back();
+  const bool run_end_encoded = std::strcmp(format.text, "+r") == 0;
+  int64_t runs = 0;
   for (int c = 0; c < children; ++c) {
     arena.schemas.push_back(std::make_unique<ArrowSchema>());
     arena.arrays.push_back(std::make_unique<ArrowArray>());
+    if (run_end_encoded && c == 0) {  // run ends as a producer makes them, mostly
+      runs = BuildRunEnds(program, arena, slots, arena.schemas.back().get(),
+                          arena.arrays.back().get());
+      schema_children.push_back(arena.schemas.back().get());
+      array_children.push_back(arena.arrays.back().get());
+      continue;
+    }
+    if (run_end_encoded) child_length_needed = runs;  // the values: one per run
     // A struct's children hold its slots; a fixed-size list's ("+w:N") N elements a slot.
     const bool fixed_size_list = std::strncmp(format.text, "+w:", 3) == 0;
     const int64_t hint = format.children < 0 ? slots

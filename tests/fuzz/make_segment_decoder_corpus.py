@@ -75,6 +75,13 @@ TABLES = {
         "w": pa.LargeListViewArray.from_arrays(pa.array([1, 0, 0, 0], pa.int64()), pa.array([1, 2, 0, 1], pa.int64()),
                                                pa.array(["x", "a value of more than twelve bytes"])),
     }),
+    # Run-end encoded columns: int16 run ends over strings (a null run among them), int64 over a
+    # struct.
+    "run_end_encoded": pa.table({
+        "r": pa.array(["a", "a", None, "ccc", "ccc", "ccc", "d"], pa.run_end_encoded(pa.int16(), pa.string())),
+        "s": pa.array([{"x": 1}, {"x": 1}, {"x": None}, {"x": 2}, None, None, {"x": 3}],
+                      pa.run_end_encoded(pa.int64(), pa.struct([("x", pa.int32())]))),
+    }),
     # Dictionary-encoded columns (DictionaryBatch messages), top-level and inside a list.
     "dictionaries": pa.table({
         "d": pa.DictionaryArray.from_arrays(pa.array([1, None, 0], pa.int8()), pa.array(["a", None])),

@@ -137,7 +137,6 @@ def test_a_closed_reader_raises_and_a_closed_queue_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("type_, words", [
-    (pa.run_end_encoded(pa.int32(), pa.int64()), "run_end_encoded"),
     (pa.sparse_union([pa.field("a", pa.int8())]), "sparse_union"),
     (pa.dense_union([pa.field("a", pa.int8())]), "dense_union"),
 ])
