@@ -293,6 +293,11 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
     }
     case TypeId::kRunEndEncoded:
       return FormatValue(array.children[1], RunEndPhysicalIndex(array, row));
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      const auto [child, child_row] = UnionChildRow(array, row);
+      return FormatValue(array.children[static_cast<size_t>(child)], child_row);
+    }
   }
   return "?";
 }

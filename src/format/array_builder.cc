@@ -131,10 +131,30 @@ void ArrayBuilder::AppendRunEnd() {
   }
 }
 
+void ArrayBuilder::AppendUnion(size_t child) {
+  SLUICE_DCHECK(IsUnion(type_->id()) && child < children_.size());
+  const int8_t code = type_->type_codes()[child];
+  values_.Append(&code, 1);
+  if (type_->id() == TypeId::kDenseUnion) {
+    const auto offset = static_cast<int32_t>(children_[child]->length() - 1);
+    bytes_.Append(&offset, sizeof(offset));
+  } else {
+    for (size_t c = 0; c < children_.size(); ++c) {
+      if (c != child) children_[c]->AppendEmptyValue();
+    }
+  }
+  ++length_;
+}
+
 void ArrayBuilder::AppendEmptyValue() {
   const TypeId id = type_->id();
   if (id == TypeId::kNull) {
     AppendNull();
+    return;
+  }
+  if (IsUnion(id)) {
+    children_[0]->AppendEmptyValue();
+    AppendUnion(0);
     return;
   }
   if (id == TypeId::kRunEndEncoded) {
@@ -166,6 +186,11 @@ void ArrayBuilder::AppendNull() {
   if (id == TypeId::kNull) {
     ++length_;
     ++null_count_;
+    return;
+  }
+  if (IsUnion(id)) {  // no validity of its own: a null of the first child
+    children_[0]->AppendNull();
+    AppendUnion(0);
     return;
   }
   if (id == TypeId::kRunEndEncoded) {  // no validity of its own: a run of a null value
@@ -229,6 +254,13 @@ ArrayData ArrayBuilder::View() const {
   array.offset = 0;
   array.null_count = null_count_;
   const TypeId id = type_->id();
+  if (IsUnion(id)) {
+    array.buffers[0] = BufferView{values_.data(), values_.size()};
+    if (id == TypeId::kDenseUnion) array.buffers[1] = BufferView{bytes_.data(), bytes_.size()};
+    array.children.reserve(children_.size());
+    for (const auto& child : children_) array.children.push_back(child->View());
+    return array;
+  }
   if (id != TypeId::kNull && null_count_ > 0) {
     array.buffers[0] = BufferView{validity_.data(), validity_.size()};
   }

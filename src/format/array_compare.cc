@@ -125,6 +125,18 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
       return RangeEqual(left.children[0], a_start, right.children[0], b_start, a_end - a_start,
                         ChildPath{&path, left.type->children()[0].name}, difference);
     }
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      // The same type id, and the same value in the child it names.
+      if (UnionTypeCode(left, left_row) != UnionTypeCode(right, right_row)) {
+        return Fail(difference, path, left_row, "union type ids differ");
+      }
+      const auto [child, a] = UnionChildRow(left, left_row);
+      const int64_t b = UnionChildRow(right, right_row).second;
+      const auto c = static_cast<size_t>(child);
+      return SlotEqual(left.children[c], a, right.children[c], b,
+                       ChildPath{&path, left.type->children()[c].name}, difference);
+    }
     case TypeId::kRunEndEncoded:
       // The values the rows' runs hold: the same rows in other runs are equal.
       return SlotEqual(left.children[1], RunEndPhysicalIndex(left, left_row), right.children[1],

@@ -15,7 +15,7 @@ ArrayData ArrayData::Slice(int64_t start, int64_t count) const {
   } else {
     sliced.null_count = count - bits::CountSetBits(buffers[0].data, sliced.offset, count);
   }
-  if (type->id() == TypeId::kStruct) {
+  if (type->id() == TypeId::kStruct || type->id() == TypeId::kSparseUnion) {
     for (auto& child : sliced.children) child = child.Slice(start, count);
   }
   return sliced;

@@ -36,6 +36,7 @@ class ArrayValidator {
   template <typename Offset>
   Status ValidateListViews(const ArrayData& array, int64_t end) const;
   Status ValidateRunEnds(const ArrayData& array, int64_t end) const;
+  Status ValidateUnion(const ArrayData& array, int64_t end) const;
   template <typename RunEnd>
   Status ValidateRunEndValues(const ArrayData& run_ends, int64_t end) const;
 
@@ -235,6 +236,34 @@ Status ArrayValidator::ValidateListViews(const ArrayData& array, int64_t end) co
   return Status::OK();
 }
 
+// Every row's type id names a child; a dense union's offsets lie inside that child. Called once
+// the children are validated.
+Status ArrayValidator::ValidateUnion(const ArrayData& array, int64_t end) const {
+  const DataType& type = *array.type;
+  const bool dense = type.id() == TypeId::kDenseUnion;
+  if (array.buffers[0].size < end) {
+    return Fail("the type ids buffer has ", array.buffers[0].size, " bytes, expected at least ",
+                end, " for offset ", array.offset, " + length ", array.length);
+  }
+  if (dense && array.buffers[1].size / 4 < end) {
+    return Fail("the offsets buffer has ", array.buffers[1].size, " bytes, expected at least ",
+                end * 4, " for offset ", array.offset, " + length ", array.length);
+  }
+  for (int64_t row = 0; row < array.length; ++row) {
+    const int8_t code = UnionTypeCode(array, row);
+    const int child = type.child_for_type_code(code);
+    if (child < 0) return Fail("row ", row, ": type id ", int{code}, " names no child");
+    if (!dense) continue;
+    const int64_t offset = UnionChildRow(array, row).second;
+    const int64_t child_length = array.children[static_cast<size_t>(child)].length;
+    if (offset < 0 || offset >= child_length) {
+      return Fail("row ", row, ": offset ", offset, " is outside child '",
+                  type.children()[static_cast<size_t>(child)].name, "' of ", child_length, " rows");
+    }
+  }
+  return Status::OK();
+}
+
 // Run ends are never null, strictly increasing from above zero, and the last covers
 // offset + length; the values hold an entry per run. Called once the children are validated.
 Status ArrayValidator::ValidateRunEnds(const ArrayData& array, int64_t end) const {
@@ -296,9 +325,9 @@ Status ArrayValidator::ValidateChildren(const ArrayData& array, int depth) {
                   child.type == nullptr ? std::string("(none)") : child.type->ToString(),
                   " but the parent's type says ", field.type->ToString());
     }
-    if (id == TypeId::kStruct && child.length != array.length) {
-      return Fail("struct child '", field.name, "' has length ", child.length,
-                  " but the struct has length ", array.length);
+    if ((id == TypeId::kStruct || id == TypeId::kSparseUnion) && child.length != array.length) {
+      return Fail(TypeIdName(id), " child '", field.name, "' has length ", child.length,
+                  " but the ", TypeIdName(id), " has length ", array.length);
     }
     path_.append(".").append(field.name);
     Status status = Validate(child, depth + 1);
@@ -345,6 +374,14 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
       return Fail("a null array of length ", array.length, " has null_count ", array.null_count);
     }
     return Status::OK();
+  }
+  if (IsUnion(id)) {
+    if (array.null_count != 0) {
+      return Fail("null_count is ", array.null_count,
+                  "; a union has no nulls of its own (its children have)");
+    }
+    SLUICE_RETURN_NOT_OK(ValidateChildren(array, depth));
+    return ValidateUnion(array, end);
   }
   if (id == TypeId::kRunEndEncoded) {
     if (array.null_count != 0) {
@@ -469,6 +506,22 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
       }
       return Status::OK();
     }
+    case TypeId::kSparseUnion:
+      for (size_t i = 0; i < array.children.size(); ++i) {
+        const ArrayData& child = array.children[i];
+        // Aligned with the union's view, as a struct's children are.
+        SLUICE_RETURN_NOT_OK(ValidateUtf8Slots(child, child.offset + (start - array.offset), count,
+                                               path + "." + type.children()[i].name));
+      }
+      return Status::OK();
+    case TypeId::kDenseUnion:
+      for (int64_t slot = start; slot < start + count; ++slot) {
+        const auto [child, row] = UnionChildRow(array, slot - array.offset);
+        const ArrayData& values = array.children[static_cast<size_t>(child)];
+        SLUICE_RETURN_NOT_OK(ValidateUtf8Slots(values, values.offset + row, 1,
+                                               path + "." + type.children()[child].name));
+      }
+      return Status::OK();
     case TypeId::kRunEndEncoded: {
       // The values of the runs that rows [start, start + count) fall in.
       const ArrayData& values = array.children[1];

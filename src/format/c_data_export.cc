@@ -131,6 +131,15 @@ std::string FormatString(const DataType& type) {
       return "+m";
     case TypeId::kRunEndEncoded:
       return "+r";
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      std::string format = type.id() == TypeId::kSparseUnion ? "+us:" : "+ud:";
+      for (size_t i = 0; i < type.type_codes().size(); ++i) {
+        if (i > 0) format += ",";
+        format += std::to_string(type.type_codes()[i]);
+      }
+      return format;
+    }
     case TypeId::kFloat16:
       return "e";
     case TypeId::kDate64:
@@ -349,8 +358,18 @@ void ExportArray(const ArrayData& array, const std::shared_ptr<const ExportKeepA
     bits::CopyBits(validity, array.offset, array.length, node->bitmap, 0);
     validity = node->bitmap;
   }
-  if (buffer_count > 0) node->buffers[0] = validity;
-  for (int i = 1; i < buffer_count; ++i) {
+  if (IsUnion(id)) {
+    // No validity: the type ids, then (dense) the offsets, advanced to the view's first row, so
+    // that the export's offset is 0 (a sparse union's children are aligned with the view).
+    offset = 0;
+    node->buffers[0] = empty ? kZeroBytes : array.buffers[0].data + array.offset;
+    if (id == TypeId::kDenseUnion) {
+      node->buffers[1] = empty ? kZeroBytes : array.buffers[1].data + array.offset * 4;
+    }
+  } else if (buffer_count > 0) {
+    node->buffers[0] = validity;
+  }
+  for (int i = IsUnion(id) ? buffer_count : 1; i < buffer_count; ++i) {
     const uint8_t* data = array.buffers[static_cast<size_t>(i)].data;
     node->buffers[i] = empty || data == nullptr ? kZeroBytes : data;
   }

@@ -2,6 +2,7 @@
 // The rules this file follows (what is borrowed, what is computed, what is rejected) are listed at
 // the top of c_data.h.
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -204,11 +205,28 @@ TypePtr ParseTemporalFormat(std::string_view format) {
   return nullptr;
 }
 
-// Arrow C++'s name (as pyarrow prints it) of a format Sluice does not carry, or empty.
-std::string UnsupportedFormatName(std::string_view format) {
-  if (format.substr(0, 4) == "+ud:") return "dense_union";
-  if (format.substr(0, 4) == "+us:") return "sparse_union";
-  return {};
+// Parses the type ids of "+us:I,J,..." or "+ud:I,J,...": one per child, distinct, 0 to 127.
+Status ParseUnionTypeCodes(std::string_view list, size_t children, const std::string& path,
+                           std::string_view format, std::vector<int8_t>* codes) {
+  std::array<bool, 128> seen{};
+  while (codes->size() <= children) {
+    const size_t comma = list.find(',');
+    int32_t code = 0;
+    if (!ParseInt32(list.substr(0, comma), &code) || code < 0 || code > 127 ||
+        seen[static_cast<size_t>(code)]) {
+      return Invalid(path, "ArrowSchema.format: expected distinct union type ids 0 to 127 in \"",
+                     format, "\"");
+    }
+    seen[static_cast<size_t>(code)] = true;
+    codes->push_back(static_cast<int8_t>(code));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  if (codes->size() != children) {
+    return Invalid(path, "ArrowSchema.format \"", format, "\" names ", codes->size(),
+                   " type ids for ", children, " children");
+  }
+  return Status::OK();
 }
 
 Status ParseDecimalFormat(std::string_view format, const std::string& path, TypePtr* type) {
@@ -361,10 +379,6 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     *type = format == "vz" ? DataType::BinaryView() : DataType::Utf8View();
     return Status::OK();
   }
-  if (const std::string name = UnsupportedFormatName(format); !name.empty()) {
-    return NotImplemented(path, "ArrowSchema.format \"", format, "\" (", name,
-                          ") is not supported");
-  }
   if (TypePtr temporal = ParseTemporalFormat(format)) {
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 0));
     *type = std::move(temporal);
@@ -422,6 +436,18 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     std::vector<Field> fields;
     SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
     *type = DataType::FixedSizeList(std::move(fields[0]), list_size);
+    return Status::OK();
+  }
+  if (format.substr(0, 4) == "+us:" || format.substr(0, 4) == "+ud:") {
+    std::vector<Field> fields;
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    std::vector<int8_t> codes;
+    if (format.size() > 4 || !fields.empty()) {
+      SLUICE_RETURN_NOT_OK(
+          ParseUnionTypeCodes(format.substr(4), fields.size(), path, format, &codes));
+    }
+    *type = format[2] == 's' ? DataType::SparseUnion(std::move(fields), std::move(codes))
+                             : DataType::DenseUnion(std::move(fields), std::move(codes));
     return Status::OK();
   }
   if (format == "+r") {
@@ -514,6 +540,9 @@ class ArrayImporter {
                        ArrayData* out);
   Status ImportViews(const ArrowArray* array, int64_t view_offset, int64_t view_length,
                      const std::string& path, ArrayData* out);
+  Status ImportUnion(const ArrowArray* array, const DataType* type, const CDataEncoding* encoding,
+                     int64_t view_offset, int64_t view_length, const std::string& path, int depth,
+                     ArrayData* out);
   Status ImportRunEndEncoded(const ArrowArray* array, const DataType* type,
                              const CDataEncoding* encoding, int64_t view_offset,
                              int64_t view_length, const std::string& path, int depth,
@@ -694,6 +723,9 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   if (id == TypeId::kRunEndEncoded) {
     return ImportRunEndEncoded(array, type, encoding, view_offset, view_length, path, depth, out);
   }
+  if (IsUnion(id)) {
+    return ImportUnion(array, type, encoding, view_offset, view_length, path, depth, out);
+  }
   const uint8_t* validity = nullptr;
   if (id != TypeId::kNull || dictionary_encoded) {
     validity = static_cast<const uint8_t*>(array->buffers[0]);
@@ -828,12 +860,59 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   return Status::OK();
 }
 
+// The type ids (buffers[0]) and a dense union's offsets (buffers[1]) of the view's rows; a
+// sparse union's children are aligned with the view as a struct's are, a dense union's are
+// imported whole (ValidateArray checks the ids and offsets against them).
+Status ArrayImporter::ImportUnion(const ArrowArray* array, const DataType* type,
+                                  const CDataEncoding* encoding, int64_t view_offset,
+                                  int64_t view_length, const std::string& path, int depth,
+                                  ArrayData* out) {
+  if (array->null_count > 0) {
+    return Invalid(path, "ArrowArray.null_count: a union has no nulls of its own, found ",
+                   array->null_count);
+  }
+  const bool dense = type->id() == TypeId::kDenseUnion;
+  out->type = type;
+  out->offset = view_length == 0 ? 0 : view_offset;
+  out->length = view_length;
+  out->null_count = 0;
+  out->buffers = {};
+  const int64_t end = view_offset + view_length;
+  for (int b = 0; b < (dense ? 2 : 1); ++b) {
+    const auto* data = static_cast<const uint8_t*>(array->buffers[b]);
+    if (view_length == 0) {
+      out->buffers[b] = BufferView{kZeroBytes, 0};
+      continue;
+    }
+    if (data == nullptr) {
+      return Invalid(path, "ArrowArray.buffers[", b, "] (", b == 0 ? "type ids" : "offsets",
+                     ") is NULL but the union has ", view_length, " rows");
+    }
+    int64_t size = 0;
+    if (__builtin_mul_overflow(end, b == 0 ? 1 : 4, &size)) {
+      return Invalid(path, "ArrowArray.offset + ArrowArray.length of offsets overflows");
+    }
+    out->buffers[b] = BufferView{data, size};
+  }
+  const size_t child_count = type->children().size();
+  out->children.resize(child_count);
+  for (size_t i = 0; i < child_count; ++i) {
+    const Field& field = type->children()[i];
+    SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(),
+                                encoding != nullptr ? &encoding->children[i] : nullptr,
+                                dense || view_length == 0 ? 0 : view_offset,
+                                dense ? -1 : view_length, JoinPath(path, field.name), depth + 1,
+                                &out->children[i]));
+  }
+  return Status::OK();
+}
+
 // No buffers: the view's offset and length are logical rows; the run ends and values are
 // imported whole (ValidateArray checks that the runs cover the view).
 Status ArrayImporter::ImportRunEndEncoded(const ArrowArray* array, const DataType* type,
                                           const CDataEncoding* encoding, int64_t view_offset,
-                                          int64_t view_length, const std::string& path,
-                                          int depth, ArrayData* out) {
+                                          int64_t view_length, const std::string& path, int depth,
+                                          ArrayData* out) {
   if (array->null_count > 0) {
     return Invalid(path, "ArrowArray.null_count: a run_end_encoded array has no nulls of its own, ",
                    "found ", array->null_count);

@@ -23,7 +23,8 @@ bool DataType::Equals(const DataType& other) const {
   if (id_ != other.id_ || time_unit_ != other.time_unit_ || precision_ != other.precision_ ||
       scale_ != other.scale_ || byte_width_ != other.byte_width_ ||
       list_size_ != other.list_size_ || keys_sorted_ != other.keys_sorted_ ||
-      timezone_ != other.timezone_ || children_.size() != other.children_.size()) {
+      type_codes_ != other.type_codes_ || timezone_ != other.timezone_ ||
+      children_.size() != other.children_.size()) {
     return false;
   }
   for (size_t i = 0; i < children_.size(); ++i) {
@@ -75,6 +76,15 @@ std::string DataType::ToString() const {
     }
     case TypeId::kFixedSizeList:
       text << "<" << children_[0].ToString() << ">[" << list_size_ << "]";
+      break;
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion:  // as Arrow writes it: sparse_union<a: int32=0, b: string=1>
+      text << "<";
+      for (size_t i = 0; i < children_.size(); ++i) {
+        if (i > 0) text << ", ";
+        text << children_[i].ToString() << "=" << int{type_codes_[i]};
+      }
+      text << ">";
       break;
     case TypeId::kRunEndEncoded:  // as Arrow writes it: no field names' nullability
       text << "<run_ends: " << children_[0].type->ToString()
@@ -238,6 +248,26 @@ TypePtr DataType::RunEndEncoded(TypePtr run_end_type, TypePtr value_type) {
   return TypePtr(type);
 }
 
+TypePtr DataType::Union(TypeId id, std::vector<Field> fields, std::vector<int8_t> type_codes) {
+  auto* type = new DataType(id);
+  type->children_ = std::move(fields);
+  type->type_codes_ = std::move(type_codes);
+  type->child_for_code_.fill(-1);
+  for (size_t i = 0; i < type->type_codes_.size(); ++i) {
+    const int8_t code = type->type_codes_[i];
+    if (code >= 0) type->child_for_code_[static_cast<size_t>(code)] = static_cast<int8_t>(i);
+  }
+  return TypePtr(type);
+}
+
+TypePtr DataType::SparseUnion(std::vector<Field> fields, std::vector<int8_t> type_codes) {
+  return Union(TypeId::kSparseUnion, std::move(fields), std::move(type_codes));
+}
+
+TypePtr DataType::DenseUnion(std::vector<Field> fields, std::vector<int8_t> type_codes) {
+  return Union(TypeId::kDenseUnion, std::move(fields), std::move(type_codes));
+}
+
 TypePtr DataType::Struct(std::vector<Field> fields) {
   auto* type = new DataType(TypeId::kStruct);
   type->children_ = std::move(fields);
@@ -342,6 +372,10 @@ std::string_view TypeIdName(TypeId id) {
       return "large_list_view";
     case TypeId::kRunEndEncoded:
       return "run_end_encoded";
+    case TypeId::kSparseUnion:
+      return "sparse_union";
+    case TypeId::kDenseUnion:
+      return "dense_union";
   }
   return "unknown";
 }
@@ -482,8 +516,13 @@ bool IsRunEndType(TypeId id) {
   return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
 }
 
+bool IsUnion(TypeId id) {
+  return id == TypeId::kSparseUnion || id == TypeId::kDenseUnion;
+}
+
 int BufferCount(TypeId id) {
   if (id == TypeId::kNull || id == TypeId::kRunEndEncoded) return 0;
+  if (id == TypeId::kSparseUnion) return 1;
   if (id == TypeId::kStruct || id == TypeId::kFixedSizeList) return 1;
   if (IsBinaryLike(id) || IsListView(id)) return 3;
   return 2;

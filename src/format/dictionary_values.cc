@@ -82,6 +82,14 @@ void AppendArrayValue(ArrayBuilder& builder, const ArrayData& source, int64_t ro
       }
       builder.AppendValid();
       return;
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      const auto [child, child_row] = UnionChildRow(source, row);
+      const auto c = static_cast<size_t>(child);
+      AppendArrayValue(builder.child(c), source.children[c], child_row);
+      builder.AppendUnion(c);
+      return;
+    }
     case TypeId::kRunEndEncoded:
       AppendArrayValue(builder.child(1), source.children[1], RunEndPhysicalIndex(source, row));
       builder.AppendValid();

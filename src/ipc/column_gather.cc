@@ -833,7 +833,7 @@ class RunEndEncodedGather final : public GatherNode<RunEndEncodedGather<RunEnd>>
     if (position > std::numeric_limits<RunEnd>::max()) plan->offsets_overflow = true;
     const auto runs = static_cast<int64_t>(ends_.size());
     plan->nodes.push_back(PlannedNode{runs, 0});  // run_ends
-    plan->buffers.push_back(PlannedBuffer{});    // their validity: none
+    plan->buffers.push_back(PlannedBuffer{});     // their validity: none
     plan->buffers.push_back(PlannedBuffer{runs * static_cast<int64_t>(sizeof(RunEnd))});
     value_selection_ = RunSelection{value_runs_.data(), value_runs_.size(), runs};
     values_->Plan(value_selection_, plan);
@@ -953,6 +953,182 @@ class StructGather final : public GatherNode<StructGather> {
   std::vector<std::vector<const ArrayData*>> child_sources_;
 };
 
+// ---- Unions ---------------------------------------------------------------------------------
+
+// The type ids of the selected rows (no validity: a union's nulls are its children's), shared by
+// both modes; a single run is used as it lies.
+class UnionTypeIds {
+ public:
+  void Bind(std::span<const ArrayData* const> sources) {
+    ids_.resize(sources.size());
+    for (size_t s = 0; s < sources.size(); ++s) {
+      ids_[s] = sources[s]->buffers[0].data + sources[s]->offset;
+    }
+  }
+
+  template <typename Selection>
+  void Plan(const Selection& selection, BlockPlan* plan) const {
+    plan->nodes.push_back(PlannedNode{selection.count, 0});
+    PlannedBuffer ids{selection.count};
+    if (const Run* run = SingleRun(selection)) ids.direct = ids_[run->source] + run->start;
+    plan->buffers.push_back(ids);
+  }
+
+  template <typename Selection>
+  void Write(const Selection& selection, const PlannedBuffer& buffer) const {
+    if (buffer.direct != nullptr || buffer.size == 0) return;
+    uint8_t* out = buffer.destination;
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      std::memcpy(out, ids_[source] + start, static_cast<size_t>(count));
+      out += count;
+    });
+  }
+
+  int8_t At(uint32_t source, int64_t row) const { return static_cast<int8_t>(ids_[source][row]); }
+
+ private:
+  std::vector<const uint8_t*> ids_;  // per source, advanced to its offset
+};
+
+// Every child is as long as the union and aligned with it: the same rows select them.
+class SparseUnionGather final : public GatherNode<SparseUnionGather> {
+ public:
+  explicit SparseUnionGather(const DataType& type) {
+    for (const Field& field : type.children()) children_.push_back(ColumnGather::Make(*field.type));
+    child_sources_.resize(children_.size());
+  }
+
+  void BindChildren() override {
+    ids_.Bind(sources_);
+    for (size_t c = 0; c < children_.size(); ++c) {
+      child_sources_[c].resize(sources_.size());
+      for (size_t s = 0; s < sources_.size(); ++s) child_sources_[c][s] = &sources_[s]->children[c];
+      children_[c]->Bind(child_sources_[c]);
+    }
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    ids_.Plan(selection, plan);
+    for (auto& child : children_) child->Plan(selection, plan);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    ids_.Write(selection, plan->buffers[(*buffer_index)++]);
+    for (auto& child : children_) child->Write(selection, plan, buffer_index);
+  }
+
+  int node_count() const override {
+    int count = 1;
+    for (const auto& child : children_) count += child->node_count();
+    return count;
+  }
+  int buffer_count() const override {
+    int count = 1;
+    for (const auto& child : children_) count += child->buffer_count();
+    return count;
+  }
+
+ private:
+  UnionTypeIds ids_;
+  std::vector<std::unique_ptr<ColumnGather>> children_;
+  std::vector<std::vector<const ArrayData*>> child_sources_;
+};
+
+// Each selected row's value is gathered from the child its type id selects, in order, so a
+// block's offsets count up within each child from zero.
+class DenseUnionGather final : public GatherNode<DenseUnionGather> {
+ public:
+  explicit DenseUnionGather(const DataType& type) : type_(type) {
+    for (const Field& field : type.children()) children_.push_back(ColumnGather::Make(*field.type));
+    const size_t count = children_.size();
+    child_sources_.resize(count);
+    picked_sources_.resize(count);
+    picked_rows_.resize(count);
+    child_selections_.resize(count);
+  }
+
+  void BindChildren() override {
+    ids_.Bind(sources_);
+    offsets_.resize(sources_.size());
+    for (size_t s = 0; s < sources_.size(); ++s) {
+      offsets_[s] = sources_[s]->buffers[1].data + sources_[s]->offset * 4;
+    }
+    for (size_t c = 0; c < children_.size(); ++c) {
+      child_sources_[c].resize(sources_.size());
+      for (size_t s = 0; s < sources_.size(); ++s) child_sources_[c][s] = &sources_[s]->children[c];
+      children_[c]->Bind(child_sources_[c]);
+    }
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    ids_.Plan(selection, plan);
+    plan->buffers.push_back(PlannedBuffer{selection.count * 4});  // offsets
+    for (size_t c = 0; c < children_.size(); ++c) {
+      picked_sources_[c].clear();
+      picked_rows_[c].clear();
+    }
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      for (int64_t row = start; row < start + count; ++row) {
+        const auto child = static_cast<size_t>(type_.child_for_type_code(ids_.At(source, row)));
+        picked_sources_[child].push_back(source);
+        picked_rows_[child].push_back(
+            static_cast<uint32_t>(bits::LoadUnaligned<int32_t>(offsets_[source] + row * 4)));
+      }
+    });
+    for (size_t c = 0; c < children_.size(); ++c) {
+      const auto picked = static_cast<int64_t>(picked_rows_[c].size());
+      child_selections_[c] =
+          RowSelection{picked_sources_[c].data(), picked_rows_[c].data(), picked, picked};
+      children_[c]->Plan(child_selections_[c], plan);
+    }
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    ids_.Write(selection, plan->buffers[(*buffer_index)++]);
+    uint8_t* offsets = plan->buffers[(*buffer_index)++].destination;
+    std::vector<int32_t>& next = next_offsets_;
+    next.assign(children_.size(), 0);
+    int64_t i = 0;
+    ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+      for (int64_t row = start; row < start + count; ++row, ++i) {
+        const int child = type_.child_for_type_code(ids_.At(source, row));
+        const int32_t offset = next[static_cast<size_t>(child)]++;
+        std::memcpy(offsets + i * 4, &offset, 4);
+      }
+    });
+    for (size_t c = 0; c < children_.size(); ++c) {
+      children_[c]->Write(child_selections_[c], plan, buffer_index);
+    }
+  }
+
+  int node_count() const override {
+    int count = 1;
+    for (const auto& child : children_) count += child->node_count();
+    return count;
+  }
+  int buffer_count() const override {
+    int count = 2;
+    for (const auto& child : children_) count += child->buffer_count();
+    return count;
+  }
+
+ private:
+  const DataType& type_;
+  UnionTypeIds ids_;
+  std::vector<const uint8_t*> offsets_;  // per source, advanced to its offset
+  std::vector<std::unique_ptr<ColumnGather>> children_;
+  std::vector<std::vector<const ArrayData*>> child_sources_;
+  // Per child, the (source, child row) of the selected rows it holds, in order.
+  std::vector<std::vector<uint32_t>> picked_sources_;
+  std::vector<std::vector<uint32_t>> picked_rows_;
+  std::vector<RowSelection> child_selections_;
+  std::vector<int32_t> next_offsets_;
+};
+
 }  // namespace
 
 RowSelection SplitBySource(const uint32_t* sources, const uint32_t* rows, int64_t count,
@@ -1056,6 +1232,10 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
     case TypeId::kBinaryView:
     case TypeId::kUtf8View:
       return std::make_unique<ViewGather>();
+    case TypeId::kSparseUnion:
+      return std::make_unique<SparseUnionGather>(type);
+    case TypeId::kDenseUnion:
+      return std::make_unique<DenseUnionGather>(type);
     case TypeId::kRunEndEncoded:
       switch (type.child_type(0).id()) {
         case TypeId::kInt16:

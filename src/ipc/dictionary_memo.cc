@@ -37,6 +37,10 @@ TypePtr ReplaceBelow(const DataType& type, std::span<const int> path, const Type
       return DataType::LargeListView(std::move(children[0]));
     case TypeId::kRunEndEncoded:
       return DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
+    case TypeId::kSparseUnion:
+      return DataType::SparseUnion(std::move(children), type.type_codes());
+    case TypeId::kDenseUnion:
+      return DataType::DenseUnion(std::move(children), type.type_codes());
     default:
       SLUICE_DCHECK(type.id() == TypeId::kStruct);
       return DataType::Struct(std::move(children));

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -105,6 +106,16 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
               fb::CreateFixedSizeListType(builder, type.list_size()).Union()};
     case TypeId::kRunEndEncoded:
       return {fb::Type::RunEndEncodedType, fb::CreateRunEndEncodedType(builder).Union()};
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      const std::vector<int32_t> ids(type.type_codes().begin(), type.type_codes().end());
+      return {fb::Type::UnionType,
+              fb::CreateUnionType(
+                  builder,
+                  type.id() == TypeId::kDenseUnion ? fb::UnionMode::Dense : fb::UnionMode::Sparse,
+                  builder.CreateVector(ids))
+                  .Union()};
+    }
     case TypeId::kFloat16:
       return {fb::Type::FloatType, fb::CreateFloatType(builder, fb::FloatPrecision::HALF).Union()};
     case TypeId::kDate64:
@@ -267,22 +278,42 @@ KeyValueMetadata MetadataFromFlatbuffer(
   return metadata;
 }
 
-// Arrow C++'s name (as pyarrow prints it) of a type Sluice does not carry, from the field's type
-// table: "list_view", "large_list_view", "dense_union"...
-std::string UnsupportedTypeName(const fb::Field& field) {
-  switch (field.type_type()) {
-    case fb::Type::UnionType:
-      return field.type_as_UnionType()->mode() == fb::UnionMode::Dense ? "dense_union"
-                                                                       : "sparse_union";
-    default:
-      return "a type this Arrow format version does not define (Type union tag " +
-             std::to_string(static_cast<int>(field.type_type())) + ")";
-  }
+Status Unsupported(const fb::Field& field, const std::string& path) {
+  return Status::NotImplemented(
+      "field '", path, "': a type this Arrow format version does not define (Type union tag ",
+      static_cast<int>(field.type_type()), ") is not supported by Sluice");
 }
 
-Status Unsupported(const fb::Field& field, const std::string& path) {
-  return Status::NotImplemented("field '", path, "': ", UnsupportedTypeName(field),
-                                " is not supported by Sluice");
+// A union type from its flatbuffer: the type ids given (one per child, distinct, 0 to 127) or,
+// when a writer gives none, the child indices.
+Result<TypePtr> UnionFromFlatbuffer(const fb::UnionType& type, std::vector<Field> children,
+                                    const std::string& path) {
+  const bool dense = type.mode() == fb::UnionMode::Dense;
+  const char* name = dense ? "dense_union" : "sparse_union";
+  std::vector<int8_t> codes;
+  if (type.type_ids() == nullptr) {
+    if (children.size() > 128) {
+      return Status::Corrupt("field '", path, "': a ", name, " of ", children.size(),
+                             " children (at most 128)");
+    }
+    for (size_t i = 0; i < children.size(); ++i) codes.push_back(static_cast<int8_t>(i));
+  } else {
+    if (type.type_ids()->size() != children.size()) {
+      return Status::Corrupt("field '", path, "': a ", name, " of ", children.size(),
+                             " children has ", type.type_ids()->size(), " type ids");
+    }
+    std::array<bool, 128> seen{};
+    for (const int32_t id : *type.type_ids()) {
+      if (id < 0 || id > 127 || seen[static_cast<size_t>(id)]) {
+        return Status::Corrupt("field '", path, "': ", name, " type id ", id,
+                               " is outside 0 to 127 or repeated");
+      }
+      seen[static_cast<size_t>(id)] = true;
+      codes.push_back(static_cast<int8_t>(id));
+    }
+  }
+  return dense ? DataType::DenseUnion(std::move(children), std::move(codes))
+               : DataType::SparseUnion(std::move(children), std::move(codes));
 }
 
 // Records a dictionary-encoded field (its type is the values' type) in `walk`, or refuses it
@@ -525,6 +556,11 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
     case fb::Type::StructType:
       type = DataType::Struct(std::move(children));
       break;
+    case fb::Type::UnionType: {
+      SLUICE_ASSIGN_OR_RAISE(
+          type, UnionFromFlatbuffer(*field->type_as_UnionType(), std::move(children), path));
+      break;
+    }
     case fb::Type::RunEndEncodedType: {
       SLUICE_RETURN_NOT_OK(ExpectChildren(children, 2, path, "run_end_encoded"));
       if (!IsRunEndType(children[0].type->id())) {

@@ -1286,6 +1286,9 @@ class SegmentDecoder::Impl {
     }
     if (type.id() == TypeId::kNull) {
       out->null_count = length;  // some writers say 0; a null array is all nulls
+    } else if (IsUnion(type.id())) {
+      // buffers[0] holds the type ids; a union has no nulls of its own (ValidateArray checks).
+      if (out->buffers[0].size == 0) out->buffers[0].data = nullptr;
     } else if (out->buffers[0].size == 0) {
       out->buffers[0].data = nullptr;
       if (null_count != 0) {
@@ -1302,8 +1305,8 @@ class SegmentDecoder::Impl {
       path_.resize(path_length);
       SLUICE_RETURN_NOT_OK(assembled);
     }
-    if (type.id() == TypeId::kStruct) {
-      // Struct children must cover the struct; keep them aligned with it.
+    if (type.id() == TypeId::kStruct || type.id() == TypeId::kSparseUnion) {
+      // Struct (and sparse union) children must cover it; keep them aligned with it.
       for (size_t c = 0; c < children.size(); ++c) {
         ArrayData& child = out->children[c];
         if (child.length < length) {

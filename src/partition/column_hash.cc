@@ -328,6 +328,9 @@ class ColumnHasher {
         return UpdateListView(array, rows, states);
       case TypeId::kRunEndEncoded:
         return UpdateRunEndEncoded(array, rows, states);
+      case TypeId::kSparseUnion:
+      case TypeId::kDenseUnion:
+        return UpdateUnion(array, rows, states);
       // Types Spark has, hashed as Spark hashes the value it reads them as; the rest as the
       // Spark type of the same values (README, "Types and how they are partitioned").
       case TypeId::kFloat16: {
@@ -660,6 +663,29 @@ class ColumnHasher {
       physical[static_cast<size_t>(k)] = run;
     }
     Update(array.children[1], IndexedRows{physical.data(), rows.count}, states);
+  }
+
+  // A union row hashes as the value its type id selects, as that child's type hashes it: sparse
+  // and dense unions of the same values alike. The rows are taken child by child.
+  template <typename Rows>
+  static void UpdateUnion(const ArrayData& array, const Rows& rows, State* states) {
+    const size_t children = array.children.size();
+    std::vector<std::vector<int64_t>> slots(children);
+    std::vector<std::vector<int64_t>> child_rows(children);
+    for (int64_t k = 0; k < rows.count; ++k) {
+      const auto [child, row] = UnionChildRow(array, rows[k]);
+      slots[static_cast<size_t>(child)].push_back(k);
+      child_rows[static_cast<size_t>(child)].push_back(row);
+    }
+    std::vector<State> folded;
+    for (size_t c = 0; c < children; ++c) {
+      const auto count = static_cast<int64_t>(slots[c].size());
+      if (count == 0) continue;
+      folded.resize(static_cast<size_t>(count));
+      for (int64_t a = 0; a < count; ++a) folded[a] = states[slots[c][a]];
+      Update(array.children[c], IndexedRows{child_rows[c].data(), count}, folded.data());
+      for (int64_t a = 0; a < count; ++a) states[slots[c][a]] = folded[a];
+    }
   }
 
   // A list folds its elements in order. The elements of different rows are independent, so the

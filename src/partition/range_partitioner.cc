@@ -486,6 +486,8 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kStruct:
     case TypeId::kMap:
     case TypeId::kRunEndEncoded:
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion:
       break;
   }
   return Status::NotImplemented("range partitioning on key column ", column_index, " of type ",

@@ -150,15 +150,17 @@ TEST(CDataImportTest, RejectsUnknownFormatString) {
   EXPECT_EQ(root->releases, 1);  // consumed even on failure
 }
 
-TEST(CDataImportTest, RejectsUnsupportedFormatsAsNotImplemented) {
-  for (const char* format : {"+ud:0,1", "+us:0"}) {
+TEST(CDataImportTest, RejectsUnionFormatsWithBadTypeIds) {
+  // Repeated, out of range, fewer or more than the children, not a number.
+  for (const char* format : {"+us:0,0", "+ud:0,128", "+us:0", "+ud:0,1,2", "+us:a,1", "+ud:-1,2"}) {
     CDataFactory factory;
-    std::vector<SchemaNode*> children;
-    if (format[0] == '+') children.push_back(factory.Schema("i", "child"));
-    SchemaNode* root = factory.Schema("+s", "", 0, {factory.Schema(format, "col", 2, children)});
+    SchemaNode* root = factory.Schema(
+        "+s", "", 0,
+        {factory.Schema(format, "col", 2, {factory.Schema("i", "a"), factory.Schema("u", "b")})});
     Status status = ImportSchema(&root->schema).status();
-    EXPECT_TRUE(status.IsNotImplemented()) << format << ": " << status.ToString();
-    EXPECT_TRUE(FailsWith(status, {"column 'col'", std::string("\"") + format + "\""}));
+    EXPECT_TRUE(status.IsInvalid()) << format << ": " << status.ToString();
+    EXPECT_TRUE(FailsWith(status, {"column 'col'", std::string("\"") + format + "\""}))
+        << status.ToString();
   }
 }
 

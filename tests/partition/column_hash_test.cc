@@ -181,6 +181,21 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
       }
       return seed;
     }
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      // The value of the child the type id names, at the row (sparse) or its offset (dense).
+      const auto code = static_cast<int8_t>(array.buffers[0].data[i]);
+      const auto& codes = array.type->type_codes();
+      const auto child =
+          static_cast<size_t>(std::find(codes.begin(), codes.end(), code) - codes.begin());
+      int64_t child_row = row;
+      if (array.type->id() == TypeId::kDenseUnion) {
+        int32_t offset;
+        std::memcpy(&offset, array.buffers[1].data + i * 4, 4);
+        child_row = offset;
+      }
+      return ReferenceHash<Hash>(array.children[child], child_row, seed);
+    }
     case TypeId::kRunEndEncoded: {
       // The run holding the row, found by walking the run ends (the engine searches them).
       const ArrayData& run_ends = array.children[0];
@@ -922,6 +937,41 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   const RecordBatch list_batch = lists.Finish();
   for (int c : {0, 2, 3}) EXPECT_EQ(MurmurOf(list_batch, {c}), MurmurOf(list_batch, {1})) << c;
 
+  // A union row hashes as the value it selects: sparse and dense unions of the same values, and
+  // the plain column of those values, alike (a null value included).
+  const std::vector<Field> members = {MakeField("s", DataType::Utf8()),
+                                      MakeField("i", DataType::Int64())};
+  BatchMaker unions({MakeField("sparse", DataType::SparseUnion(members, {4, 9})),
+                     MakeField("dense", DataType::DenseUnion(members, {4, 9})),
+                     MakeField("plain_s", DataType::Utf8()),
+                     MakeField("plain_i", DataType::Int64())});
+  for (int row = 0; row < 6; ++row) {
+    for (int c = 0; c < 2; ++c) {
+      if (row % 2 == 0) {
+        unions[c].child(0).AppendString("value " + std::to_string(row));
+      } else if (row == 3) {
+        unions[c].child(1).AppendNull();
+      } else {
+        unions[c].child(1).Append<int64_t>(row * 1000);
+      }
+      unions[c].AppendUnion(row % 2);
+    }
+    unions[2].AppendString("value " + std::to_string(row));
+    unions[3].Append<int64_t>(row * 1000);
+  }
+  const RecordBatch union_batch = unions.Finish();
+  const std::vector<uint32_t> strings_hash = MurmurOf(union_batch, {2});
+  const std::vector<uint32_t> ints_hash = MurmurOf(union_batch, {3});
+  for (int c = 0; c < 2; ++c) {
+    const std::vector<uint32_t> hashes = MurmurOf(union_batch, {c});
+    for (size_t row = 0; row < 6; ++row) {
+      const uint32_t expected = row % 2 == 0 ? strings_hash[row]
+                                : row == 3   ? uint32_t{kSeed}
+                                             : ints_hash[row];
+      EXPECT_EQ(hashes[row], expected) << c << " row " << row;
+    }
+  }
+
   BatchMaker floats({MakeField("h", DataType::Float16()), MakeField("f", DataType::Float32()),
                      MakeField("d64", DataType::Date64()), MakeField("d32", DataType::Date32())});
   floats[0].Append<uint16_t>(0x3e00);  // 1.5
@@ -940,9 +990,12 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   // binary_view (inline and out-of-line views), and run-end encoded utf8 (each value its own
   // run, then a run of three), nulls included.
   const std::vector<TypePtr> string_types = {
-      DataType::Utf8(),        DataType::LargeUtf8(),
-      DataType::Utf8View(),    DataType::Binary(),
-      DataType::LargeBinary(), DataType::BinaryView(),
+      DataType::Utf8(),
+      DataType::LargeUtf8(),
+      DataType::Utf8View(),
+      DataType::Binary(),
+      DataType::LargeBinary(),
+      DataType::BinaryView(),
       DataType::RunEndEncoded(DataType::Int32(), DataType::Utf8()),
       DataType::RunEndEncoded(DataType::Int16(), DataType::Utf8View())};
   std::vector<Field> string_fields;

@@ -147,6 +147,16 @@ SchemaPtr AllTypesSchema(int nested_depth) {
                              DataType::RunEndEncoded(DataType::Int32(), DataType::Utf8())));
   fields.push_back(
       MakeField("c" + std::to_string(index++), DataType::RunEndEncoded(DataType::Int16(), inner)));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++),
+                DataType::SparseUnion({MakeField("i", DataType::Int32()),
+                                       MakeField("s", DataType::Utf8()), MakeField("n", inner)},
+                                      {0, 5, 2})));
+  fields.push_back(MakeField(
+      "c" + std::to_string(index++),
+      DataType::DenseUnion({MakeField("s", DataType::Utf8()), MakeField("l", DataType::List(inner)),
+                            MakeField("d", DataType::Float64())},
+                           {3, 1, 7})));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }
@@ -280,6 +290,13 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
         }
       }
       builder.AppendValid();
+      break;
+    }
+    case TypeId::kSparseUnion:
+    case TypeId::kDenseUnion: {
+      const size_t child = rng() % type.children().size();
+      AppendRandomValue(builder.child(child), type.children()[child].nullable, rng, options);
+      builder.AppendUnion(child);
       break;
     }
     case TypeId::kRunEndEncoded:

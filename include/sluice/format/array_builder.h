@@ -14,7 +14,9 @@
 // empty elements itself. A run-end encoded row is either a new run, its value appended to
 // child(1) and then AppendValid(), or AppendValid() alone, which repeats the last run's value;
 // AppendNull() and AppendEmptyValue() start a run of their own. Its run ends (child(0)) are
-// kept by the builder.
+// kept by the builder. A union row is a value appended to one child, then AppendUnion(child):
+// a sparse union appends an empty value to every other child itself; AppendNull() is a null
+// of the first child (a union has no nulls of its own).
 #pragma once
 
 #include <cstdint>
@@ -45,6 +47,8 @@ class ArrayBuilder {
   void AppendNull();
   /// Appends a non-null slot whose value is zero, empty, or (struct) empty in every child.
   void AppendEmptyValue();
+  /// Closes a union row whose value was just appended to child(`child`).
+  void AppendUnion(size_t child);
   /// Closes a non-null list or map entry (elements already appended to child(0)) or a struct
   /// row (one value already appended to every child).
   void AppendValid();

@@ -15,7 +15,12 @@
 //
 // One rule differs from the C Data Interface and keeps every kernel simple: a struct's children
 // are aligned with the struct view itself, so row i of a struct is row i of each child. Importers
-// push a struct's offset down into its children; Slice() slices them together.
+// push a struct's offset down into its children; Slice() slices them together. A sparse union's
+// children are aligned with it the same way.
+//
+// Unions have no validity bitmap (their nulls are their children's, and null_count is 0):
+// buffers[0] holds the int8 type ids and, for a dense union, buffers[1] the int32 offsets into
+// the selected child, as the IPC and C Data layouts number them.
 #pragma once
 
 #include <array>
@@ -135,6 +140,19 @@ inline std::string_view ArrayData::view_value(int64_t index) const {
 /// run_end_encoded array that ValidateArray accepted: its run is the first whose end exceeds
 /// offset + index.
 int64_t RunEndPhysicalIndex(const ArrayData& array, int64_t index);
+
+/// Returns the type id of row `index` (from the view's start) of a union array.
+inline int8_t UnionTypeCode(const ArrayData& array, int64_t index) {
+  return static_cast<int8_t>(array.buffers[0].data[array.offset + index]);
+}
+
+/// Returns {child, child row} of row `index` (from the view's start) of a union array that
+/// ValidateArray accepted: the child its type id selects and the row of that child's view.
+inline std::pair<int, int64_t> UnionChildRow(const ArrayData& array, int64_t index) {
+  const int child = array.type->child_for_type_code(UnionTypeCode(array, index));
+  if (array.type->id() == TypeId::kSparseUnion) return {child, index};
+  return {child, bits::LoadUnaligned<int32_t>(array.buffers[1].data + (array.offset + index) * 4)};
+}
 
 /// Returns entry `index` (from the view's start) of a run_ends array (int16, int32 or int64).
 int64_t RunEndAt(const ArrayData& run_ends, int64_t index);

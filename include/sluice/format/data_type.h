@@ -12,6 +12,7 @@
 // (`ArrayData::type`); the Schema or batch that owns the arrays keeps the types alive.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -66,6 +67,8 @@ enum class TypeId : uint8_t {
   kListView,       ///< int32 offsets and int32 sizes into one child, in any order.
   kLargeListView,  ///< int64 offsets and sizes.
   kRunEndEncoded,  ///< No buffers: children run_ends (int16/32/64) and values, one per run.
+  kSparseUnion,    ///< int8 type ids (buffers[0]); every child as long as the union.
+  kDenseUnion,     ///< int8 type ids (buffers[0]), int32 offsets into the child (buffers[1]).
 };
 
 /// The resolution of a timestamp.
@@ -108,6 +111,13 @@ class DataType {
   int32_t byte_width() const { return byte_width_; }         ///< kFixedSizeBinary only.
   int32_t list_size() const { return list_size_; }           ///< kFixedSizeList only.
   bool keys_sorted() const { return keys_sorted_; }          ///< kMap only.
+  /// Unions only: the type id of each child, in child order (Arrow's typeIds; 0, 1, ... when
+  /// a producer gives none).
+  const std::vector<int8_t>& type_codes() const { return type_codes_; }
+  /// Unions only: the child holding type id `code` (0 to 127), or -1 when no child has it.
+  int child_for_type_code(int8_t code) const {
+    return code >= 0 ? child_for_code_[static_cast<size_t>(code)] : -1;
+  }
 
   /// Returns true when both types and all their parameters and children are equal.
   bool Equals(const DataType& other) const;
@@ -167,6 +177,10 @@ class DataType {
   /// Builds run_end_encoded<run_ends: R, values: V>: children "run_ends" (int16, int32 or
   /// int64, not null) and "values" (nullable), as Arrow names them.
   static TypePtr RunEndEncoded(TypePtr run_end_type, TypePtr value_type);
+  /// Builds sparse_union<...> or dense_union<...> of `fields`, child i holding the rows whose
+  /// type id is type_codes[i] (distinct, 0 to 127).
+  static TypePtr SparseUnion(std::vector<Field> fields, std::vector<int8_t> type_codes);
+  static TypePtr DenseUnion(std::vector<Field> fields, std::vector<int8_t> type_codes);
   static TypePtr Struct(std::vector<Field> fields);
   /// Builds map<key, value> as Arrow lays it out: entries: struct<key not null, value>, not null.
   static TypePtr Map(TypePtr key, TypePtr value, bool value_nullable = true,
@@ -177,6 +191,7 @@ class DataType {
  private:
   explicit DataType(TypeId id) : id_(id) {}
   static TypePtr WithTimeUnit(TypeId id, TimeUnit unit);
+  static TypePtr Union(TypeId id, std::vector<Field> fields, std::vector<int8_t> type_codes);
 
   TypeId id_;
   TimeUnit time_unit_ = TimeUnit::kSecond;
@@ -185,6 +200,8 @@ class DataType {
   int32_t byte_width_ = 0;
   int32_t list_size_ = 0;
   bool keys_sorted_ = false;
+  std::vector<int8_t> type_codes_;
+  std::array<int8_t, 128> child_for_code_{};
   std::string timezone_;
   std::vector<Field> children_;
 };
@@ -238,10 +255,14 @@ bool IsListView(TypeId id);
 /// Returns true for the run end types of run_end_encoded: int16, int32 and int64.
 bool IsRunEndType(TypeId id);
 
+/// Returns true for sparse and dense unions.
+bool IsUnion(TypeId id);
+
 /// Returns the number of buffers an array of this type has in Arrow's layout, the validity
-/// bitmap included: 0 for null and run-end encoded, 1 for struct and fixed-size list, 2 for fixed-width, list and map
-/// (and the validity and views of a view type, whose variadic buffers come after them),
-/// 3 for binary-like and list views (validity, offsets, sizes).
+/// bitmap included (a union has none: its type ids are buffer 0, a dense union's offsets buffer
+/// 1): 0 for null and run-end encoded, 1 for a sparse union, for struct and fixed-size list, 2 for
+/// fixed-width, list and map (and the validity and views of a view type, whose variadic buffers
+/// come after them), 3 for binary-like and list views (validity, offsets, sizes).
 int BufferCount(TypeId id);
 
 /// Builds a Field.
