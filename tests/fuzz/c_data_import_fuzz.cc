@@ -252,15 +252,32 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
       static_cast<size_t>(std::max(buffer_count, 3)), nullptr));
   std::vector<const void*>& buffers = *arena.buffer_lists.back();
   int64_t nulls = 0;
-  if (format.buffers >= 1 && has_validity) {
+  const bool is_union = std::strncmp(format.text, "+u", 2) == 0;
+  if (is_union) {
+    // No validity: the type ids (buffer 0), mostly ones the format names, and a dense union's
+    // offsets (buffer 1), mostly inside a child of 8 rows.
+    uint8_t* ids = arena.Buffer(static_cast<size_t>(slots));
+    for (int64_t i = 0; i < slots; ++i) ids[i] = static_cast<uint8_t>(program.Byte() % 3);
+    buffers[0] = ids;
+    if (format.buffers == 2) {
+      uint8_t* offsets = arena.Buffer(static_cast<size_t>(slots) * 4);
+      for (int64_t i = 0; i < slots; ++i) {
+        const int32_t offset = static_cast<int8_t>(program.Byte()) % 9;
+        std::memcpy(offsets + i * 4, &offset, 4);
+      }
+      buffers[1] = offsets;
+    }
+  } else if (format.buffers >= 1 && has_validity) {
     const size_t bytes = static_cast<size_t>((slots + 7) / 8);
     uint8_t* bitmap = arena.Buffer(bytes);
     program.Fill(bitmap, bytes);
     for (int64_t i = offset; i < slots; ++i) nulls += ((bitmap[i / 8] >> (i % 8)) & 1) == 0;
     buffers[0] = bitmap;
   }
-  int64_t child_length_needed = 0;
-  if (format.width == -1) {
+  int64_t child_length_needed = is_union && format.buffers == 2 ? 8 : 0;
+  if (is_union) {
+    // (buffers made above)
+  } else if (format.width == -1) {
     uint8_t* bits = arena.Buffer(static_cast<size_t>((slots + 7) / 8));
     program.Fill(bits, static_cast<size_t>((slots + 7) / 8));
     buffers[1] = bits;
@@ -392,11 +409,13 @@ void BuildNode(Program& program, Arena& arena, int depth, int64_t length_hint, A
       continue;
     }
     if (run_end_encoded) child_length_needed = runs;  // the values: one per run
-    // A struct's children hold its slots; a fixed-size list's ("+w:N") N elements a slot.
+    // A struct's (and a sparse union's) children hold its slots; a fixed-size list's ("+w:N")
+    // N elements a slot.
     const bool fixed_size_list = std::strncmp(format.text, "+w:", 3) == 0;
-    const int64_t hint = format.children < 0 ? slots
-                         : fixed_size_list   ? slots * std::atoi(format.text + 3)
-                                             : child_length_needed;
+    const bool sparse_union = std::strncmp(format.text, "+us:", 4) == 0;
+    const int64_t hint = format.children < 0 || sparse_union ? slots
+                         : fixed_size_list                   ? slots * std::atoi(format.text + 3)
+                                                             : child_length_needed;
     BuildNode(program, arena, depth + 1, hint, arena.schemas.back().get(),
               arena.arrays.back().get());
     schema_children.push_back(arena.schemas.back().get());

@@ -82,6 +82,15 @@ TABLES = {
         "s": pa.array([{"x": 1}, {"x": 1}, {"x": None}, {"x": 2}, None, None, {"x": 3}],
                       pa.run_end_encoded(pa.int64(), pa.struct([("x", pa.int32())]))),
     }),
+    # Unions of both modes, type ids that are not the child indices.
+    "unions": pa.table({
+        "s": pa.UnionArray.from_sparse(pa.array([5, 2, 5], pa.int8()),
+                                       [pa.array([1, None, 3], pa.int32()), pa.array(["a", "b", None])],
+                                       ["i", "s"], [5, 2]),
+        "d": pa.UnionArray.from_dense(pa.array([1, 0, 1], pa.int8()), pa.array([0, 0, 1], pa.int32()),
+                                      [pa.array([1.5]), pa.array(["x", "a value of more than twelve"])],
+                                      ["f", "s"], [0, 1]),
+    }),
     # Dictionary-encoded columns (DictionaryBatch messages), top-level and inside a list.
     "dictionaries": pa.table({
         "d": pa.DictionaryArray.from_arrays(pa.array([1, None, 0], pa.int8()), pa.array(["a", None])),

@@ -51,7 +51,7 @@ LEAF_TYPES = [
 
 def nested_types():
     """Nested types three deep, mixing list, large_list, struct and map; fixed-size lists, list
-    views and run-end encoded columns."""
+    views, run-end encoded columns and unions (type ids that are not the child indices)."""
     inner = pa.struct([("a", pa.int64()), ("b", pa.string()), pa.field("c", pa.float64(), nullable=False)])
     level2 = pa.struct([("s", inner), ("l", pa.list_(inner)), ("m", pa.map_(pa.string(), inner))])
     return [
@@ -68,6 +68,11 @@ def nested_types():
         pa.large_list_view(inner),
         pa.run_end_encoded(pa.int32(), pa.string()),
         pa.run_end_encoded(pa.int16(), inner),
+        pa.sparse_union([pa.field("i", pa.int32()), pa.field("s", pa.string()), pa.field("n", inner)],
+                        type_codes=[0, 5, 2]),
+        pa.dense_union([pa.field("s", pa.string()), pa.field("l", pa.list_(inner)),
+                        pa.field("d", pa.float64())], type_codes=[3, 1, 7]),
+        pa.dense_union([pa.field("t", pa.large_string()), pa.field("m", pa.map_(pa.string(), pa.int64()))]),
     ]
 
 
@@ -142,10 +147,35 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
     raise TypeError(f"no generator for {data_type}")
 
 
+def random_union(rng, union_type, rows):
+    """A union column of `rows` rows, each selecting a random child (pa.array builds no unions)."""
+    fields = [union_type.field(i) for i in range(union_type.num_fields)]
+    codes = list(union_type.type_codes)
+    choices = [rng.randrange(len(fields)) for _ in range(rows)]
+    type_ids = pa.array([codes[c] for c in choices], pa.int8())
+    names = [f.name for f in fields]
+
+    def child(field, length):
+        return pa.array([random_value(rng, field.type, field.nullable) for _ in range(length)],
+                        type=field.type)
+    if union_type.mode == "sparse":
+        return pa.UnionArray.from_sparse(type_ids, [child(f, rows) for f in fields], names, codes)
+    counts = [0] * len(fields)
+    offsets = []
+    for c in choices:
+        offsets.append(counts[c])
+        counts[c] += 1
+    return pa.UnionArray.from_dense(type_ids, pa.array(offsets, pa.int32()),
+                                    [child(f, n) for f, n in zip(fields, counts)], names, codes)
+
+
 def random_table(schema, rows, seed):
     rng = random.Random(seed)
     columns = []
     for field in schema:
+        if pa.types.is_union(field.type):
+            columns.append(random_union(rng, field.type, rows))
+            continue
         if pa.types.is_run_end_encoded(field.type):
             # Runs of one to four rows (pyarrow joins equal neighbours into one run).
             values = []

@@ -75,7 +75,7 @@ def tool_stream(segment, codec, data):
 
 @pytest.mark.parametrize("codec", ["lz4", "zstd"])
 def test_every_type_in_compact_segments_reads_back_after_decompression(tmp_path, codec):
-    table = with_partition_ids(random_table(all_types_schema(), 3000, 8))
+    table = with_partition_ids(random_table(all_types_schema(), 2000, 8))
     data_path, segments = write(tmp_path, table, codec, memory_budget="200KiB")
     data = data_path.read_bytes()
     assert all(compact_codec(segment) == codec for segment in segments)

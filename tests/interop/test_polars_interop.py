@@ -4,8 +4,8 @@ polars decodes every partition segment of an all-types map output with its own I
 column it reads equals the rows written once cast back to the Arrow type that went in (polars
 keeps its own types: String for every string type, Datetime for date64). Where polars has no
 type for a column (month_day_nano intervals, decimal256) or no IPC reader for it (list_view,
-large_list_view, run_end_encoded: it panics, "not yet implemented") it refuses the segment,
-never misreads it.
+large_list_view, run_end_encoded: it panics, "not yet implemented"; unions: "cannot create
+series from Union") it refuses the segment, never misreads it.
 
 The other way: what polars writes, with its default string_view and binary_view or with
 `compat_level=CompatLevel.oldest()` (plain strings and binaries), `sluice write` shuffles and
@@ -32,6 +32,8 @@ POLARS_REFUSES = {
     "list_view": "not yet implemented",
     "large_list_view": "not yet implemented",
     "run_end_encoded": "not yet implemented",
+    "sparse_union": "cannot create series from Union",
+    "dense_union": "cannot create series from Union",
 }
 
 
@@ -101,7 +103,10 @@ def test_polars_decodes_every_segment_of_a_map_output(tmp_path, codec):
 
 @pytest.mark.parametrize("type_", [pa.month_day_nano_interval(), pa.decimal256(50, 5),
                                    pa.list_view(pa.int32()), pa.large_list_view(pa.string()),
-                                   pa.run_end_encoded(pa.int32(), pa.string())],
+                                   pa.run_end_encoded(pa.int32(), pa.string()),
+                                   pa.sparse_union([pa.field("i", pa.int32())]),
+                                   pa.dense_union([pa.field("i", pa.int32()),
+                                                   pa.field("s", pa.string())], type_codes=[4, 2])],
                          ids=str)
 def test_polars_refuses_the_types_it_has_none_for(tmp_path, type_):
     table = random_table(pa.schema([("value", type_)]), 50, seed=52)

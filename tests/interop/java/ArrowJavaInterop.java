@@ -65,22 +65,31 @@ public final class ArrowJavaInterop {
   }
 
   public static void main(String[] args) throws Exception {
-    try (BufferAllocator allocator = new RootAllocator()) {
-      if (args.length == 2 && args[0].equals("decode")) {
-        List<String> lines = Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8);
-        for (String line : lines) {
-          if (line.isEmpty()) continue;
-          String[] paths = line.split("\t");
-          try {
-            transcode(allocator, paths[0], paths[1], CompressionUtil.CodecType.NO_COMPRESSION);
-          } catch (Exception | AssertionError e) {
-            Files.deleteIfExists(Paths.get(paths[1]));
-            try (PrintWriter error = new PrintWriter(paths[1] + ".error", "UTF-8")) {
-              error.println(e);
-            }
+    if (args.length == 2 && args[0].equals("decode")) {
+      // Each stream gets an allocator of its own: a stream Arrow Java refuses may leave buffers
+      // behind (it does for unions it cannot load), which would fail the closing of a shared one.
+      BufferAllocator root = new RootAllocator();
+      List<String> lines = Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8);
+      for (String line : lines) {
+        if (line.isEmpty()) continue;
+        String[] paths = line.split("\t");
+        BufferAllocator allocator = root.newChildAllocator(paths[0], 0, Long.MAX_VALUE);
+        boolean refused = false;
+        try {
+          transcode(allocator, paths[0], paths[1], CompressionUtil.CodecType.NO_COMPRESSION);
+        } catch (Exception | AssertionError e) {
+          refused = true;
+          Files.deleteIfExists(Paths.get(paths[1]));
+          try (PrintWriter error = new PrintWriter(paths[1] + ".error", "UTF-8")) {
+            error.println(e);
           }
         }
-      } else if (args.length == 4 && args[0].equals("encode")) {
+        if (!refused) allocator.close();  // a stream read whole leaks nothing
+      }
+      return;
+    }
+    try (BufferAllocator allocator = new RootAllocator()) {
+      if (args.length == 4 && args[0].equals("encode")) {
         transcode(allocator, args[1], args[2], codecNamed(args[3]));
       } else {
         System.err.println("usage: ArrowJavaInterop decode LIST | encode INPUT OUTPUT CODEC");
