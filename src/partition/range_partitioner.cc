@@ -27,6 +27,8 @@
 #include "partition/row_prefetch_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/half_float.h"
+#include "sluice/format/array_builder.h"
+#include "sluice/format/dictionary_values.h"
 
 namespace sluice::internal {
 
@@ -419,8 +421,50 @@ std::unique_ptr<RangeKey> MakeBytesKey(const ArrayData& bounds, SortOrder order,
   return std::make_unique<TypedRangeKey<Reader, std::less<>>>(bounds, order, linear);
 }
 
+// A run-end encoded key compares as the values its runs hold: the bounds are expanded to their
+// values once, and each chunk of keys before the values' key narrows it.
+class RunEndRangeKey final : public RangeKey {
+ public:
+  // `bound_owners` keep the expanded bounds' buffers, which `values_key` may view, alive.
+  RunEndRangeKey(std::vector<MemoryOwner> bound_owners, std::unique_ptr<RangeKey> values_key)
+      : bound_owners_(std::move(bound_owners)), values_key_(std::move(values_key)) {}
+
+  // Rows [first, first + count) of a run-end encoded array as an array of its values' type.
+  static ArrayData Expand(const ArrayData& column, int64_t first, int64_t count,
+                          std::vector<MemoryOwner>* owners) {
+    const ArrayData& values = column.children[1];
+    ArrayBuilder builder(values.type);
+    for (int64_t row = first; row < first + count; ++row) {
+      AppendArrayValue(builder, values, RunEndPhysicalIndex(column, row));
+    }
+    return builder.Finish(owners);
+  }
+
+  void Narrow(const ArrayData& keys, int64_t first, int64_t count, bool full_range, bool need_upper,
+              uint32_t* lower, uint32_t* upper) const override {
+    std::vector<MemoryOwner> owners;
+    const ArrayData expanded = Expand(keys, first, count, &owners);
+    values_key_->Narrow(expanded, 0, count, full_range, need_upper, lower, upper);
+  }
+
+  int CompareBounds(int64_t a, int64_t b) const override {
+    return values_key_->CompareBounds(a, b);
+  }
+
+ private:
+  std::vector<MemoryOwner> bound_owners_;
+  std::unique_ptr<RangeKey> values_key_;
+};
+
 Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrder order,
                                                bool linear, int column_index) {
+  if (bounds.type->id() == TypeId::kRunEndEncoded) {
+    std::vector<MemoryOwner> owners;
+    const ArrayData values = RunEndRangeKey::Expand(bounds, 0, bounds.length, &owners);
+    SLUICE_ASSIGN_OR_RAISE(auto values_key, MakeRangeKey(values, order, linear, column_index));
+    return std::unique_ptr<RangeKey>(
+        std::make_unique<RunEndRangeKey>(std::move(owners), std::move(values_key)));
+  }
   switch (bounds.type->id()) {
     case TypeId::kNull:
       return std::unique_ptr<RangeKey>(
@@ -485,7 +529,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
     case TypeId::kMap:
-    case TypeId::kRunEndEncoded:
+    case TypeId::kRunEndEncoded:  // taken above
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion:
       break;
@@ -494,8 +538,8 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
                                 bounds.type->ToString(),
                                 " is not supported: only flat types (booleans, integers, floats, "
                                 "dates, times, timestamps, durations, year-month and day-time "
-                                "intervals, decimals, strings, binaries and their views) can be "
-                                "compared");
+                                "intervals, decimals, strings, binaries and their views, and "
+                                "run-end encoded columns of those) can be compared");
 }
 
 class RangePartitioner final : public Partitioner {

@@ -410,6 +410,47 @@ TEST(RangePartitionerTest, RejectsBadOptions) {
   EXPECT_TRUE(MakePartitioner(options, *keys.schema()).ok());
 }
 
+// Run-end encoded keys and bounds compare as their values: every row lands where the same
+// value unencoded does, nulls and descending order included.
+TEST(RangePartitionerTest, RunEndEncodedKeysLandWhereTheirValuesDo) {
+  const TypePtr encoded = DataType::RunEndEncoded(DataType::Int32(), DataType::Utf8());
+  const std::vector<std::optional<std::string>> bounds_values = {"b", "m", std::nullopt};
+  const std::vector<std::optional<std::string>> key_values = {"a", "a", "b", std::nullopt, "c", "c",
+                                                              "c", "m", "z", std::nullopt, "b"};
+  const auto make = [&](const std::vector<std::optional<std::string>>& values, bool run_end) {
+    BatchMaker maker({MakeField("k", run_end ? encoded : DataType::Utf8())});
+    ArrayBuilder& target = run_end ? maker[0].child(1) : maker[0];
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (run_end && i > 0 && values[i] == values[i - 1]) {
+        maker[0].AppendValid();  // the last run once more
+        continue;
+      }
+      if (values[i].has_value()) {
+        target.AppendString(*values[i]);
+      } else {
+        target.AppendNull();
+      }
+      if (run_end) maker[0].AppendValid();
+    }
+    return maker.Finish();
+  };
+  const RecordBatch plain_keys = make(key_values, false);
+  const RecordBatch encoded_keys = make(key_values, true);
+  for (const SortOrder order : {SortOrder{SortDirection::kAscending, NullOrdering::kNullsLast},
+                                SortOrder{SortDirection::kDescending, NullOrdering::kNullsLast}}) {
+    std::vector<std::optional<std::string>> sorted = bounds_values;
+    if (order.direction == SortDirection::kDescending) std::swap(sorted[0], sorted[1]);
+    auto plain =
+        std::move(MakeRange(*plain_keys.schema(), {0}, make(sorted, false), {order})).ValueOrDie();
+    auto by_runs =
+        std::move(MakeRange(*encoded_keys.schema(), {0}, make(sorted, true), {order})).ValueOrDie();
+    const std::vector<uint32_t> expected = PartitionAll(*plain, plain_keys);
+    EXPECT_EQ(PartitionAll(*by_runs, encoded_keys), expected);
+    EXPECT_EQ(PartitionAll(*by_runs, encoded_keys.Slice(3, 6)),
+              std::vector<uint32_t>(expected.begin() + 3, expected.begin() + 9));
+  }
+}
+
 TEST(RangePartitionerTest, NestedKeysAreNotImplemented) {
   BatchMaker maker({MakeField("l", DataType::List(DataType::Int32()))});
   maker[0].AppendValid();
