@@ -1309,3 +1309,28 @@ def test_write_and_read_carry_run_end_encoded_columns_and_place_rows_by_value(tm
                     == read_stream(tmp_path / "b.arrow").column("row").to_pylist()), p
     head = run("read", tmp_path / "lz4", "--partition", "0-4", "--head", 3).stdout.decode()
     assert "value-" in head, head
+
+
+def test_dictionaries_under_list_views_run_end_encoded_and_unions_are_taken_as_their_values(tmp_path):
+    # The stream's DictionaryBatch messages fill dictionary-encoded children below each of these
+    # parents (a list view of them was once rebuilt as a struct and refused).
+    words = pa.array(["a", "b", "a", "c", None, "b"]).dictionary_encode()
+    view = pa.ListViewArray.from_arrays(pa.array([0, 2, 1, 4], pa.int32()),
+                                        pa.array([2, 2, 1, 2], pa.int32()), words)
+    encoded = pa.RunEndEncodedArray.from_arrays(pa.array([1, 3, 4], pa.int32()),
+                                                pa.array(["x", "y", "x"]).dictionary_encode())
+    union = pa.UnionArray.from_dense(pa.array([0, 1, 0, 0], pa.int8()),
+                                     pa.array([0, 0, 1, 2], pa.int32()),
+                                     [words.slice(0, 3), pa.array([7], pa.int64())], ["w", "n"])
+    table = pa.table({"k": pa.array(range(4), pa.int64()), "view": view, "encoded": encoded,
+                      "union": union})
+    source = tmp_path / "in.arrow"
+    with pa.ipc.new_stream(str(source), table.schema) as writer:
+        writer.write_table(table)
+    run("write", source, "--output-dir", tmp_path / "out", "--partitions", 3, "--keys", "k")
+    run("read", tmp_path / "out", "--partition", "0-2", "--output", tmp_path / "back.arrow")
+    back = read_stream(tmp_path / "back.arrow")
+    assert str(back.schema.field("view").type) == "list_view<item: string>"
+    assert str(back.schema.field("encoded").type) == \
+        "run_end_encoded<run_ends: int32, values: string>"
+    assert sorted(back.to_pylist(), key=lambda r: r["k"]) == table.to_pylist()
