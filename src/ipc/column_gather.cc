@@ -909,48 +909,64 @@ class FixedSizeListGather final : public GatherNode<FixedSizeListGather> {
 
 // ---- Struct -------------------------------------------------------------------------------
 
-class StructGather final : public GatherNode<StructGather> {
+// One gather per field of a struct or union, bound to the sources' children of that field.
+class FieldGathers {
  public:
-  explicit StructGather(const DataType& type) {
-    for (const Field& field : type.children()) children_.push_back(ColumnGather::Make(*field.type));
-    child_sources_.resize(children_.size());
+  explicit FieldGathers(const DataType& type) {
+    for (const Field& field : type.children()) gathers_.push_back(ColumnGather::Make(*field.type));
+    sources_.resize(gathers_.size());
   }
 
-  void BindChildren() override {
-    // Children are aligned with their struct, so the same rows select them.
-    for (size_t c = 0; c < children_.size(); ++c) {
-      child_sources_[c].resize(sources_.size());
-      for (size_t s = 0; s < sources_.size(); ++s) child_sources_[c][s] = &sources_[s]->children[c];
-      children_[c]->Bind(child_sources_[c]);
+  void Bind(std::span<const ArrayData* const> parents) {
+    for (size_t c = 0; c < gathers_.size(); ++c) {
+      sources_[c].resize(parents.size());
+      for (size_t s = 0; s < parents.size(); ++s) sources_[c][s] = &parents[s]->children[c];
+      gathers_[c]->Bind(sources_[c]);
     }
   }
+
+  size_t size() const { return gathers_.size(); }
+  ColumnGather& operator[](size_t c) { return *gathers_[c]; }
+
+  // The fields' nodes and buffers after the parent's own.
+  int node_count(int own) const {
+    for (const auto& gather : gathers_) own += gather->node_count();
+    return own;
+  }
+  int buffer_count(int own) const {
+    for (const auto& gather : gathers_) own += gather->buffer_count();
+    return own;
+  }
+
+ private:
+  std::vector<std::unique_ptr<ColumnGather>> gathers_;
+  std::vector<std::vector<const ArrayData*>> sources_;
+};
+
+class StructGather final : public GatherNode<StructGather> {
+ public:
+  explicit StructGather(const DataType& type) : fields_(type) {}
+
+  // Children are aligned with their struct, so the same rows select them.
+  void BindChildren() override { fields_.Bind(sources_); }
 
   template <typename Selection>
   void PlanSelection(const Selection& selection, BlockPlan* plan) {
     PlanNode(selection, plan);
-    for (auto& child : children_) child->Plan(selection, plan);
+    for (size_t c = 0; c < fields_.size(); ++c) fields_[c].Plan(selection, plan);
   }
 
   template <typename Selection>
   void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
     WriteValidity(selection, plan->buffers[(*buffer_index)++]);
-    for (auto& child : children_) child->Write(selection, plan, buffer_index);
+    for (size_t c = 0; c < fields_.size(); ++c) fields_[c].Write(selection, plan, buffer_index);
   }
 
-  int node_count() const override {
-    int count = 1;
-    for (const auto& child : children_) count += child->node_count();
-    return count;
-  }
-  int buffer_count() const override {
-    int count = 1;
-    for (const auto& child : children_) count += child->buffer_count();
-    return count;
-  }
+  int node_count() const override { return fields_.node_count(1); }
+  int buffer_count() const override { return fields_.buffer_count(1); }
 
  private:
-  std::vector<std::unique_ptr<ColumnGather>> children_;
-  std::vector<std::vector<const ArrayData*>> child_sources_;
+  FieldGathers fields_;
 };
 
 // ---- Unions ---------------------------------------------------------------------------------
@@ -993,57 +1009,39 @@ class UnionTypeIds {
 // Every child is as long as the union and aligned with it: the same rows select them.
 class SparseUnionGather final : public GatherNode<SparseUnionGather> {
  public:
-  explicit SparseUnionGather(const DataType& type) {
-    for (const Field& field : type.children()) children_.push_back(ColumnGather::Make(*field.type));
-    child_sources_.resize(children_.size());
-  }
+  explicit SparseUnionGather(const DataType& type) : fields_(type) {}
 
   void BindChildren() override {
     ids_.Bind(sources_);
-    for (size_t c = 0; c < children_.size(); ++c) {
-      child_sources_[c].resize(sources_.size());
-      for (size_t s = 0; s < sources_.size(); ++s) child_sources_[c][s] = &sources_[s]->children[c];
-      children_[c]->Bind(child_sources_[c]);
-    }
+    fields_.Bind(sources_);
   }
 
   template <typename Selection>
   void PlanSelection(const Selection& selection, BlockPlan* plan) {
     ids_.Plan(selection, plan);
-    for (auto& child : children_) child->Plan(selection, plan);
+    for (size_t c = 0; c < fields_.size(); ++c) fields_[c].Plan(selection, plan);
   }
 
   template <typename Selection>
   void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
     ids_.Write(selection, plan->buffers[(*buffer_index)++]);
-    for (auto& child : children_) child->Write(selection, plan, buffer_index);
+    for (size_t c = 0; c < fields_.size(); ++c) fields_[c].Write(selection, plan, buffer_index);
   }
 
-  int node_count() const override {
-    int count = 1;
-    for (const auto& child : children_) count += child->node_count();
-    return count;
-  }
-  int buffer_count() const override {
-    int count = 1;
-    for (const auto& child : children_) count += child->buffer_count();
-    return count;
-  }
+  int node_count() const override { return fields_.node_count(1); }
+  int buffer_count() const override { return fields_.buffer_count(1); }
 
  private:
   UnionTypeIds ids_;
-  std::vector<std::unique_ptr<ColumnGather>> children_;
-  std::vector<std::vector<const ArrayData*>> child_sources_;
+  FieldGathers fields_;
 };
 
 // Each selected row's value is gathered from the child its type id selects, in order, so a
 // block's offsets count up within each child from zero.
 class DenseUnionGather final : public GatherNode<DenseUnionGather> {
  public:
-  explicit DenseUnionGather(const DataType& type) : type_(type) {
-    for (const Field& field : type.children()) children_.push_back(ColumnGather::Make(*field.type));
-    const size_t count = children_.size();
-    child_sources_.resize(count);
+  explicit DenseUnionGather(const DataType& type) : type_(type), fields_(type) {
+    const size_t count = fields_.size();
     picked_sources_.resize(count);
     picked_rows_.resize(count);
     child_selections_.resize(count);
@@ -1055,18 +1053,14 @@ class DenseUnionGather final : public GatherNode<DenseUnionGather> {
     for (size_t s = 0; s < sources_.size(); ++s) {
       offsets_[s] = sources_[s]->buffers[1].data + sources_[s]->offset * 4;
     }
-    for (size_t c = 0; c < children_.size(); ++c) {
-      child_sources_[c].resize(sources_.size());
-      for (size_t s = 0; s < sources_.size(); ++s) child_sources_[c][s] = &sources_[s]->children[c];
-      children_[c]->Bind(child_sources_[c]);
-    }
+    fields_.Bind(sources_);
   }
 
   template <typename Selection>
   void PlanSelection(const Selection& selection, BlockPlan* plan) {
     ids_.Plan(selection, plan);
     plan->buffers.push_back(PlannedBuffer{selection.count * 4});  // offsets
-    for (size_t c = 0; c < children_.size(); ++c) {
+    for (size_t c = 0; c < fields_.size(); ++c) {
       picked_sources_[c].clear();
       picked_rows_[c].clear();
     }
@@ -1078,11 +1072,11 @@ class DenseUnionGather final : public GatherNode<DenseUnionGather> {
             static_cast<uint32_t>(bits::LoadUnaligned<int32_t>(offsets_[source] + row * 4)));
       }
     });
-    for (size_t c = 0; c < children_.size(); ++c) {
+    for (size_t c = 0; c < fields_.size(); ++c) {
       const auto picked = static_cast<int64_t>(picked_rows_[c].size());
       child_selections_[c] =
           RowSelection{picked_sources_[c].data(), picked_rows_[c].data(), picked, picked};
-      children_[c]->Plan(child_selections_[c], plan);
+      fields_[c].Plan(child_selections_[c], plan);
     }
   }
 
@@ -1090,38 +1084,28 @@ class DenseUnionGather final : public GatherNode<DenseUnionGather> {
   void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
     ids_.Write(selection, plan->buffers[(*buffer_index)++]);
     uint8_t* offsets = plan->buffers[(*buffer_index)++].destination;
-    std::vector<int32_t>& next = next_offsets_;
-    next.assign(children_.size(), 0);
+    next_offsets_.assign(fields_.size(), 0);
     int64_t i = 0;
     ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
       for (int64_t row = start; row < start + count; ++row, ++i) {
         const int child = type_.child_for_type_code(ids_.At(source, row));
-        const int32_t offset = next[static_cast<size_t>(child)]++;
+        const int32_t offset = next_offsets_[static_cast<size_t>(child)]++;
         std::memcpy(offsets + i * 4, &offset, 4);
       }
     });
-    for (size_t c = 0; c < children_.size(); ++c) {
-      children_[c]->Write(child_selections_[c], plan, buffer_index);
+    for (size_t c = 0; c < fields_.size(); ++c) {
+      fields_[c].Write(child_selections_[c], plan, buffer_index);
     }
   }
 
-  int node_count() const override {
-    int count = 1;
-    for (const auto& child : children_) count += child->node_count();
-    return count;
-  }
-  int buffer_count() const override {
-    int count = 2;
-    for (const auto& child : children_) count += child->buffer_count();
-    return count;
-  }
+  int node_count() const override { return fields_.node_count(1); }
+  int buffer_count() const override { return fields_.buffer_count(2); }
 
  private:
   const DataType& type_;
   UnionTypeIds ids_;
   std::vector<const uint8_t*> offsets_;  // per source, advanced to its offset
-  std::vector<std::unique_ptr<ColumnGather>> children_;
-  std::vector<std::vector<const ArrayData*>> child_sources_;
+  FieldGathers fields_;
   // Per child, the (source, child row) of the selected rows it holds, in order.
   std::vector<std::vector<uint32_t>> picked_sources_;
   std::vector<std::vector<uint32_t>> picked_rows_;
