@@ -164,6 +164,7 @@ def test_spark_sql_test_queries_match_spark_shuffle_without_fallbacks(spark, sql
                         order_sensitive_differences.append(entry)
                     else:
                         differences.append(entry)
+                        print("difference:", entry, flush=True)  # seen while a long run goes on
         finally:
             session.sql("USE default")
             session.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
