@@ -81,19 +81,27 @@ Result<MessageHeader> ReadMessageHeader(const uint8_t* metadata, int64_t size,
   if (header.body_length < 0) return corrupt("negative message body length ", header.body_length);
   header.type_name = fb::EnumNameMessageHeader(message->header_type());
   const fb::RecordBatch* batch = nullptr;
+  // A header type names the table the header holds; a message whose table is missing (the
+  // verifier accepts an absent union member) is refused here, so no reader meets a null header.
   switch (message->header_type()) {
     case fb::MessageHeader::Schema:
       header.type = MessageType::kSchema;
+      if (message->header_as_Schema() == nullptr) {
+        return corrupt("a Schema message without its schema");
+      }
       break;
     case fb::MessageHeader::RecordBatch:
       header.type = MessageType::kRecordBatch;
       batch = message->header_as_RecordBatch();
+      if (batch == nullptr) return corrupt("a RecordBatch message without its header");
       break;
-    case fb::MessageHeader::DictionaryBatch:
+    case fb::MessageHeader::DictionaryBatch: {
       header.type = MessageType::kDictionaryBatch;
-      batch = message->header_as_DictionaryBatch()->data();
+      const fb::DictionaryBatch* dictionary = message->header_as_DictionaryBatch();
+      batch = dictionary != nullptr ? dictionary->data() : nullptr;
       if (batch == nullptr) return corrupt("a DictionaryBatch message without its batch");
       break;
+    }
     default:
       header.type = MessageType::kOther;
       break;
