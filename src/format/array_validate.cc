@@ -276,13 +276,14 @@ Status ArrayValidator::ValidateRunEnds(const ArrayData& array, int64_t end) cons
     return Fail("values has ", values.length, " entries, fewer than the ", run_ends.length,
                 " runs");
   }
+  const int64_t covered = array.length == 0 ? 0 : end;  // an empty view needs no run
   switch (run_ends.type->id()) {
     case TypeId::kInt16:
-      return ValidateRunEndValues<int16_t>(run_ends, array.length == 0 ? 0 : end);
+      return ValidateRunEndValues<int16_t>(run_ends, covered);
     case TypeId::kInt32:
-      return ValidateRunEndValues<int32_t>(run_ends, array.length == 0 ? 0 : end);
+      return ValidateRunEndValues<int32_t>(run_ends, covered);
     case TypeId::kInt64:
-      return ValidateRunEndValues<int64_t>(run_ends, array.length == 0 ? 0 : end);
+      return ValidateRunEndValues<int64_t>(run_ends, covered);
     default:
       return Fail("run ends of type ", run_ends.type->ToString(),
                   "; they must be int16, int32 or int64");
@@ -296,8 +297,8 @@ Status ArrayValidator::ValidateRunEndValues(const ArrayData& run_ends, int64_t e
   for (int64_t i = 0; i < run_ends.length; ++i) {
     const int64_t value = ends[i];
     if (value <= previous) {
-      return Fail("run end ", i, " is ", value, ", not above ",
-                  i == 0 ? "zero" : "the run end before it, ", i == 0 ? 0 : previous);
+      if (i == 0) return Fail("run end 0 is ", value, ", not above zero");
+      return Fail("run end ", i, " is ", value, ", not above the run end before it, ", previous);
     }
     previous = value;
   }
