@@ -293,6 +293,8 @@ std::string FormatValue(const ArrayData& array, int64_t row) {
     }
     case TypeId::kRunEndEncoded:
       return FormatValue(array.children[1], RunEndPhysicalIndex(array, row));
+    case TypeId::kDictionary:
+      return FormatValue(array.children[0], DictionaryIndexAt(array, row));
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion: {
       const auto [child, child_row] = UnionChildRow(array, row);

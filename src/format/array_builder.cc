@@ -27,7 +27,16 @@ ArrayBuilder::ArrayBuilder(const DataType* type) : type_(type) {
   for (const auto& field : type->children()) {
     children_.push_back(std::make_unique<ArrayBuilder>(field.type.get()));
   }
+  if (type->id() == TypeId::kDictionary) {
+    children_.push_back(std::make_unique<ArrayBuilder>(type->value_type().get()));
+  }
   Reset();
+}
+
+// Appends the index of the dictionary's last value (appended to child(0) just before).
+void ArrayBuilder::AppendLastDictionaryIndex() {
+  const int64_t index = children_[0]->length() - 1;
+  values_.Append(&index, BitWidth(*type_->index_type()) / 8);  // little-endian: the low bytes
 }
 
 void ArrayBuilder::Reset() {
@@ -163,6 +172,13 @@ void ArrayBuilder::AppendEmptyValue() {
     ++length_;
     return;
   }
+  if (id == TypeId::kDictionary) {
+    children_[0]->AppendEmptyValue();
+    MarkValid();
+    AppendLastDictionaryIndex();
+    ++length_;
+    return;
+  }
   MarkValid();
   if (IsBinaryView(id)) {
     AppendView(nullptr, 0);
@@ -202,6 +218,9 @@ void ArrayBuilder::AppendNull() {
   MarkNull();
   if (IsBinaryView(id)) {
     AppendView(nullptr, 0);
+  } else if (id == TypeId::kDictionary) {
+    const int64_t width = BitWidth(*type_->index_type()) / 8;
+    std::memset(values_.AppendUninitialized(width), 0, static_cast<size_t>(width));
   } else if (id == TypeId::kBoolean) {
     AppendBit(false);
   } else if (IsFixedWidth(id)) {
@@ -221,7 +240,14 @@ void ArrayBuilder::AppendValid() {
   const TypeId id = type_->id();
   SLUICE_DCHECK(id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap ||
                 id == TypeId::kStruct || id == TypeId::kFixedSizeList || IsListView(id) ||
-                id == TypeId::kRunEndEncoded);
+                id == TypeId::kRunEndEncoded || id == TypeId::kDictionary);
+  if (id == TypeId::kDictionary) {
+    SLUICE_DCHECK(children_[0]->length() > 0);
+    MarkValid();
+    AppendLastDictionaryIndex();
+    ++length_;
+    return;
+  }
   if (id == TypeId::kRunEndEncoded) {
     SLUICE_DCHECK(children_[1]->length() > 0);
     AppendRunEnd();

@@ -142,6 +142,11 @@ bool SlotEqual(const ArrayData& left, int64_t left_row, const ArrayData& right, 
       return SlotEqual(left.children[1], RunEndPhysicalIndex(left, left_row), right.children[1],
                        RunEndPhysicalIndex(right, right_row),
                        ChildPath{&path, left.type->children()[1].name}, difference);
+    case TypeId::kDictionary:
+      // The values the indices select: the same values under other indices are equal.
+      return SlotEqual(left.children[0], DictionaryIndexAt(left, left_row), right.children[0],
+                       DictionaryIndexAt(right, right_row), ChildPath{&path, "[dictionary]"},
+                       difference);
     case TypeId::kStruct: {
       for (size_t c = 0; c < left.children.size(); ++c) {
         if (!SlotEqual(left.children[c], left_row, right.children[c], right_row,

@@ -58,6 +58,32 @@ int64_t RunEndAt(const ArrayData& run_ends, int64_t index) {
   }
 }
 
+int64_t DictionaryIndexAt(const ArrayData& array, int64_t index) {
+  const uint8_t* data = array.buffers[1].data;
+  const int64_t slot = array.offset + index;
+  switch (array.type->index_type()->id()) {
+    case TypeId::kInt8:
+      return static_cast<int8_t>(data[slot]);
+    case TypeId::kUInt8:
+      return data[slot];
+    case TypeId::kInt16:
+      return bits::LoadUnaligned<int16_t>(data + slot * 2);
+    case TypeId::kUInt16:
+      return bits::LoadUnaligned<uint16_t>(data + slot * 2);
+    case TypeId::kInt32:
+      return bits::LoadUnaligned<int32_t>(data + slot * 4);
+    case TypeId::kUInt32:
+      return bits::LoadUnaligned<uint32_t>(data + slot * 4);
+    case TypeId::kUInt64: {
+      // Above INT64_MAX is out of range of any dictionary: -1 is refused alike.
+      const uint64_t value = bits::LoadUnaligned<uint64_t>(data + slot * 8);
+      return value > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(value);
+    }
+    default:
+      return bits::LoadUnaligned<int64_t>(data + slot * 8);
+  }
+}
+
 int64_t ReferencedBytes(const ArrayData& array) {
   int64_t total = 0;
   for (const auto& buffer : array.buffers) total += buffer.size;

@@ -37,6 +37,7 @@ class ArrayValidator {
   Status ValidateListViews(const ArrayData& array, int64_t end) const;
   Status ValidateRunEnds(const ArrayData& array, int64_t end) const;
   Status ValidateUnion(const ArrayData& array, int64_t end) const;
+  Status ValidateDictionary(const ArrayData& array, int64_t end, int depth);
   template <typename RunEnd>
   Status ValidateRunEndValues(const ArrayData& run_ends, int64_t end) const;
 
@@ -308,6 +309,43 @@ Status ArrayValidator::ValidateRunEndValues(const ArrayData& run_ends, int64_t e
   return Status::OK();
 }
 
+Status ArrayValidator::ValidateDictionary(const ArrayData& array, int64_t end, int depth) {
+  const DataType& type = *array.type;
+  if (type.index_type() == nullptr || !IsInteger(type.index_type()->id()) ||
+      type.value_type() == nullptr) {
+    return Fail(type.ToString(), ": dictionary indices must be of an integer type");
+  }
+  if (array.children.size() != 1) {
+    return Fail(type.ToString(), " has one dictionary, the array has ", array.children.size(),
+                " child(ren)");
+  }
+  const ArrayData& dictionary = array.children[0];
+  if (dictionary.type == nullptr || !dictionary.type->Equals(*type.value_type())) {
+    return Fail("the dictionary has type ",
+                dictionary.type == nullptr ? std::string("(none)") : dictionary.type->ToString(),
+                " but the type says ", type.value_type()->ToString());
+  }
+  const size_t path_length = path_.size();
+  path_.append("[dictionary]");
+  Status status = Validate(dictionary, depth + 1);
+  path_.resize(path_length);
+  SLUICE_RETURN_NOT_OK(status);
+  SLUICE_RETURN_NOT_OK(ValidateValidity(array, end));
+  if (array.length == 0) return Status::OK();
+  const int64_t width = BitWidth(*type.index_type()) / 8;
+  int64_t needed = 0;
+  if (__builtin_mul_overflow(end, width, &needed)) {
+    return Fail("offset ", array.offset, " + length ", array.length, " of ", width,
+                "-byte indices overflows");
+  }
+  if (array.buffers[1].data == nullptr || array.buffers[1].size < needed) {
+    return Fail("the indices buffer has ", array.buffers[1].size, " bytes, expected at least ",
+                needed, " for offset ", array.offset, " + length ", array.length, " of ",
+                type.index_type()->ToString());
+  }
+  return ValidateDictionaryIndices(array, path_);
+}
+
 Status ArrayValidator::ValidateChildren(const ArrayData& array, int depth) {
   const DataType& type = *array.type;
   const TypeId id = type.id();
@@ -366,6 +404,7 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
                   "a size of ", buffer.size, " bytes");
     }
   }
+  if (id == TypeId::kDictionary) return ValidateDictionary(array, end, depth);
   if (array.children.size() != type.children().size()) {
     return Fail(type.ToString(), " has ", type.children().size(), " child(ren), the array has ",
                 array.children.size());
@@ -435,6 +474,19 @@ Status ArrayValidator::Validate(const ArrayData& array, int depth) {
 
 Status ValidateArray(const ArrayData& array, std::string_view path) {
   return ArrayValidator(path).Validate(array, 0);
+}
+
+Status ValidateDictionaryIndices(const ArrayData& array, std::string_view path) {
+  const int64_t size = array.children[0].length;
+  for (int64_t row = 0; row < array.length; ++row) {
+    if (array.null_count != 0 && array.IsNull(row)) continue;
+    const int64_t index = DictionaryIndexAt(array, row);
+    if (index < 0 || index >= size) {
+      return Status::Invalid("column '", path, "': row ", row, " has dictionary index ", index,
+                             ", outside the dictionary's ", size, " values");
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace sluice
@@ -531,6 +583,12 @@ Status ValidateUtf8Slots(const ArrayData& array, int64_t start, int64_t count,
       return ValidateUtf8Slots(values, values.offset + first, last - first + 1,
                                path + "." + type.children()[1].name);
     }
+    case TypeId::kDictionary: {
+      // The dictionary whole: its values are what the rows hold.
+      const ArrayData& dictionary = array.children[0];
+      return ValidateUtf8Slots(dictionary, dictionary.offset, dictionary.length,
+                               path + "[dictionary]");
+    }
     case TypeId::kList:
     case TypeId::kMap:
     case TypeId::kLargeList: {
@@ -555,6 +613,7 @@ bool HasUtf8(const DataType& type) {
       type.id() == TypeId::kUtf8View) {
     return true;
   }
+  if (type.id() == TypeId::kDictionary) return HasUtf8(*type.value_type());
   for (const Field& child : type.children()) {
     if (HasUtf8(*child.type)) return true;
   }

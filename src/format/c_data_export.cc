@@ -43,6 +43,8 @@ struct ExportedSchemaNode {
   std::string metadata;
   std::vector<ArrowSchema> children;
   std::vector<ArrowSchema*> child_pointers;
+  /// A dictionary-encoded field's values (released with the node); unused otherwise.
+  ArrowSchema dictionary{};
 };
 
 void ReleaseExportedSchema(ArrowSchema* schema) {
@@ -51,6 +53,7 @@ void ReleaseExportedSchema(ArrowSchema* schema) {
   for (ArrowSchema& child : node->children) {
     if (child.release != nullptr) child.release(&child);
   }
+  if (node->dictionary.release != nullptr) node->dictionary.release(&node->dictionary);
   delete node;
   schema->release = nullptr;
 }
@@ -131,6 +134,8 @@ std::string FormatString(const DataType& type) {
       return "+m";
     case TypeId::kRunEndEncoded:
       return "+r";
+    case TypeId::kDictionary:  // the indices; the values are the schema's dictionary
+      return FormatString(*type.index_type());
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion: {
       std::string format = type.id() == TypeId::kSparseUnion ? "+us:" : "+ud:";
@@ -167,6 +172,7 @@ std::string FormatString(const DataType& type) {
 int64_t FieldFlags(const DataType& type, bool nullable) {
   int64_t flags = nullable ? ARROW_FLAG_NULLABLE : 0;
   if (type.id() == TypeId::kMap && type.keys_sorted()) flags |= ARROW_FLAG_MAP_KEYS_SORTED;
+  if (type.id() == TypeId::kDictionary && type.ordered()) flags |= ARROW_FLAG_DICTIONARY_ORDERED;
   return flags;
 }
 
@@ -235,6 +241,11 @@ void FillSchema(const DataType& type, std::string_view name, int64_t flags, std:
   out->n_children = static_cast<int64_t>(fields.size());
   out->children = fields.empty() ? nullptr : node->child_pointers.data();
   out->dictionary = nullptr;
+  if (type.id() == TypeId::kDictionary) {
+    const DataType& values = *type.value_type();
+    FillSchema(values, "", FieldFlags(values, true), std::string(), &node->dictionary);
+    out->dictionary = &node->dictionary;
+  }
   out->release = ReleaseExportedSchema;
   out->private_data = node;
 }
@@ -387,6 +398,12 @@ void ExportArray(const ArrayData& array, const std::shared_ptr<const ExportKeepA
   // Published before its children are filled: if one of them cannot be made, releasing `out`
   // frees this node and the children made so far (the rest are still unreleasable empties).
   PublishNode(node, array.length, null_count, offset, exported_buffers, out);
+  if (id == TypeId::kDictionary) {
+    // The node's one child is the dictionary: C names it apart from the children.
+    out->n_children = 0;
+    out->children = nullptr;
+    out->dictionary = &node->child_arrays[0];
+  }
   for (size_t i = 0; i < array.children.size(); ++i) {
     ExportArray(array.children[i], keep_alive, &node->child_arrays[i]);
   }

@@ -104,6 +104,28 @@ bool ParseInt32(std::string_view text, int32_t* value) {
   return true;
 }
 
+// The type of dictionary indices of `id` (a signed or unsigned integer type).
+TypePtr IndexType(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+      return DataType::Int8();
+    case TypeId::kUInt8:
+      return DataType::UInt8();
+    case TypeId::kInt16:
+      return DataType::Int16();
+    case TypeId::kUInt16:
+      return DataType::UInt16();
+    case TypeId::kInt32:
+      return DataType::Int32();
+    case TypeId::kUInt32:
+      return DataType::UInt32();
+    case TypeId::kInt64:
+      return DataType::Int64();
+    default:
+      return DataType::UInt64();
+  }
+}
+
 // Returns the index type of a dictionary-encoded field from its format string.
 std::optional<TypeId> ParseIndexFormat(std::string_view format) {
   if (format.size() != 1) return std::nullopt;
@@ -364,7 +386,17 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     encoding->has_dictionaries = true;
     encoding->index_type = *index_type;
     encoding->dictionary = std::make_unique<CDataEncoding>();
-    return ImportTypeNode(schema->dictionary, path, depth + 1, type, encoding->dictionary.get());
+    TypePtr value_type;
+    SLUICE_RETURN_NOT_OK(ImportTypeNode(schema->dictionary, path, depth + 1, &value_type,
+                                        encoding->dictionary.get()));
+    if (encoding->dictionary->has_dictionaries) {
+      return Invalid(path,
+                     "a dictionary whose values are (or hold) dictionary-encoded values is "
+                     "not supported");
+    }
+    *type = DataType::Dictionary(IndexType(*index_type), std::move(value_type),
+                                 (schema->flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0);
+    return Status::OK();
   }
 
   if (format.size() == 1) {
@@ -533,7 +565,7 @@ class ArrayImporter {
 
  private:
   Status ImportDictionary(const ArrowArray* array, const DataType* type,
-                          const CDataEncoding& encoding, const uint8_t* validity,
+                          const CDataEncoding* encoding, const uint8_t* validity,
                           int64_t view_offset, int64_t view_length, const std::string& path,
                           int depth, ArrayData* out);
   Status ImportOffsets(const ArrowArray* array, int offset_width, const std::string& path,
@@ -694,7 +726,7 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
     view_length = parent_length;
   }
 
-  const bool dictionary_encoded = encoding != nullptr && encoding->dictionary_encoded;
+  const bool dictionary_encoded = type->id() == TypeId::kDictionary;
   if (array->dictionary != nullptr && !dictionary_encoded) {
     return Invalid(path,
                    "ArrowArray.dictionary is set but the schema does not describe the field as "
@@ -736,7 +768,7 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   }
   if (view_length == 0) validity = nullptr;
   if (dictionary_encoded) {
-    return ImportDictionary(array, type, *encoding, validity, view_offset, view_length, path, depth,
+    return ImportDictionary(array, type, encoding, validity, view_offset, view_length, path, depth,
                             out);
   }
 
@@ -932,55 +964,39 @@ Status ArrayImporter::ImportRunEndEncoded(const ArrowArray* array, const DataTyp
   return Status::OK();
 }
 
-// The type of dictionary indices of `id` (a signed or unsigned integer type).
-TypePtr IndexType(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return DataType::Int8();
-    case TypeId::kUInt8:
-      return DataType::UInt8();
-    case TypeId::kInt16:
-      return DataType::Int16();
-    case TypeId::kUInt16:
-      return DataType::UInt16();
-    case TypeId::kInt32:
-      return DataType::Int32();
-    case TypeId::kUInt32:
-      return DataType::UInt32();
-    case TypeId::kInt64:
-      return DataType::Int64();
-    default:
-      return DataType::UInt64();
-  }
-}
-
 Status ArrayImporter::ImportDictionary(const ArrowArray* array, const DataType* type,
-                                       const CDataEncoding& encoding, const uint8_t* validity,
+                                       const CDataEncoding* encoding, const uint8_t* validity,
                                        int64_t view_offset, int64_t view_length,
                                        const std::string& path, int depth, ArrayData* out) {
   if (array->null_count == 0) validity = nullptr;
   const std::string dictionary_path = path + "[dictionary]";
   ArrayData dictionary;
-  SLUICE_RETURN_NOT_OK(Import(array->dictionary, type, encoding.dictionary.get(), 0, -1,
+  SLUICE_RETURN_NOT_OK(Import(array->dictionary, type->value_type().get(),
+                              encoding != nullptr ? encoding->dictionary.get() : nullptr, 0, -1,
                               dictionary_path, depth + 1, &dictionary));
-  SLUICE_RETURN_NOT_OK(ValidateArray(dictionary, dictionary_path));
-
   const auto* indices = static_cast<const uint8_t*>(array->buffers[1]);
   if (indices == nullptr && view_length > 0) {
     return Invalid(path, "ArrowArray.buffers[1] (dictionary indices) is NULL but the array has ",
                    view_length, " values");
   }
-  // The indices as an array of their type, with the view's validity.
-  ArrayData index_array;
-  index_array.type = IndexType(encoding.index_type).get();
-  index_array.offset = view_offset;
-  index_array.length = view_length;
+  // The indices with the view's validity, and the dictionary as the one child (ValidateArray
+  // checks every index against it).
+  out->type = type;
+  out->offset = view_length == 0 ? 0 : view_offset;
+  out->length = view_length;
+  out->null_count = ViewNullCount(array, view_offset, view_length, &validity);
+  out->buffers = {};
   if (validity != nullptr) {
-    index_array.buffers[0] = BufferView{validity, bits::BytesForBits(view_offset + view_length)};
-    index_array.null_count = view_length - bits::CountSetBits(validity, view_offset, view_length);
+    out->buffers[0] = BufferView{validity, bits::BytesForBits(view_offset + view_length)};
   }
-  index_array.buffers[1] = BufferView{indices, 0};
-  SLUICE_ASSIGN_OR_RAISE(*out, UnpackDictionary(index_array, dictionary, path, owners_));
+  const int64_t width = BitWidth(*type->index_type()) / 8;
+  int64_t indices_size = 0;
+  if (__builtin_mul_overflow(view_offset + view_length, width, &indices_size)) {
+    return Invalid(path, "ArrowArray.offset + length of ", width, "-byte indices overflows");
+  }
+  out->buffers[1] =
+      view_length == 0 ? BufferView{kZeroBytes, 0} : BufferView{indices, indices_size};
+  out->children.assign(1, std::move(dictionary));
   return Status::OK();
 }
 

@@ -24,7 +24,11 @@ bool DataType::Equals(const DataType& other) const {
       scale_ != other.scale_ || byte_width_ != other.byte_width_ ||
       list_size_ != other.list_size_ || keys_sorted_ != other.keys_sorted_ ||
       type_codes_ != other.type_codes_ || timezone_ != other.timezone_ ||
-      children_.size() != other.children_.size()) {
+      children_.size() != other.children_.size() || ordered_ != other.ordered_) {
+    return false;
+  }
+  if (id_ == TypeId::kDictionary &&
+      (!index_type_->Equals(*other.index_type_) || !value_type_->Equals(*other.value_type_))) {
     return false;
   }
   for (size_t i = 0; i < children_.size(); ++i) {
@@ -89,6 +93,10 @@ std::string DataType::ToString() const {
     case TypeId::kRunEndEncoded:  // as Arrow writes it: no field names' nullability
       text << "<run_ends: " << children_[0].type->ToString()
            << ", values: " << children_[1].type->ToString() << ">";
+      break;
+    case TypeId::kDictionary:  // as Arrow writes it
+      text << "<values=" << value_type_->ToString() << ", indices=" << index_type_->ToString()
+           << ", ordered=" << (ordered_ ? 1 : 0) << ">";
       break;
     default:
       break;
@@ -248,6 +256,14 @@ TypePtr DataType::RunEndEncoded(TypePtr run_end_type, TypePtr value_type) {
   return TypePtr(type);
 }
 
+TypePtr DataType::Dictionary(TypePtr index_type, TypePtr value_type, bool ordered) {
+  auto* type = new DataType(TypeId::kDictionary);
+  type->index_type_ = std::move(index_type);
+  type->value_type_ = std::move(value_type);
+  type->ordered_ = ordered;
+  return TypePtr(type);
+}
+
 TypePtr DataType::Union(TypeId id, std::vector<Field> fields, std::vector<int8_t> type_codes) {
   auto* type = new DataType(id);
   type->children_ = std::move(fields);
@@ -376,6 +392,8 @@ std::string_view TypeIdName(TypeId id) {
       return "sparse_union";
     case TypeId::kDenseUnion:
       return "dense_union";
+    case TypeId::kDictionary:
+      return "dictionary";
   }
   return "unknown";
 }
@@ -518,6 +536,55 @@ bool IsRunEndType(TypeId id) {
 
 bool IsUnion(TypeId id) {
   return id == TypeId::kSparseUnion || id == TypeId::kDenseUnion;
+}
+
+bool IsInteger(TypeId id) {
+  switch (id) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool HasDictionary(const DataType& type) {
+  if (type.id() == TypeId::kDictionary) return true;
+  for (const Field& child : type.children()) {
+    if (HasDictionary(*child.type)) return true;
+  }
+  return false;
+}
+
+TypePtr WithChildren(const DataType& type, std::vector<Field> children) {
+  switch (type.id()) {
+    case TypeId::kList:
+      return DataType::List(std::move(children[0]));
+    case TypeId::kLargeList:
+      return DataType::LargeList(std::move(children[0]));
+    case TypeId::kFixedSizeList:
+      return DataType::FixedSizeList(std::move(children[0]), type.list_size());
+    case TypeId::kMap:
+      return DataType::Map(std::move(children[0]), type.keys_sorted());
+    case TypeId::kListView:
+      return DataType::ListView(std::move(children[0]));
+    case TypeId::kLargeListView:
+      return DataType::LargeListView(std::move(children[0]));
+    case TypeId::kRunEndEncoded:
+      return DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
+    case TypeId::kSparseUnion:
+      return DataType::SparseUnion(std::move(children), type.type_codes());
+    case TypeId::kDenseUnion:
+      return DataType::DenseUnion(std::move(children), type.type_codes());
+    default:
+      return DataType::Struct(std::move(children));
+  }
 }
 
 int BufferCount(TypeId id) {

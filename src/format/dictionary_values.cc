@@ -94,6 +94,10 @@ void AppendArrayValue(ArrayBuilder& builder, const ArrayData& source, int64_t ro
       AppendArrayValue(builder.child(1), source.children[1], RunEndPhysicalIndex(source, row));
       builder.AppendValid();
       return;
+    case TypeId::kDictionary:
+      AppendArrayValue(builder.child(0), source.children[0], DictionaryIndexAt(source, row));
+      builder.AppendValid();
+      return;
     default:
       break;
   }
@@ -165,6 +169,66 @@ Result<ArrayData> UnpackDictionary(const ArrayData& indices, const ArrayData& di
   }
   SLUICE_RETURN_NOT_OK(status);
   return builder.Finish(owners);
+}
+
+}  // namespace sluice
+
+namespace sluice {
+
+TypePtr UnpackedType(const TypePtr& type) {
+  if (type->id() == TypeId::kDictionary) return UnpackedType(type->value_type());
+  if (!HasDictionary(*type)) return type;
+  std::vector<Field> children = type->children();
+  for (Field& child : children) child.type = UnpackedType(child.type);
+  return WithChildren(*type, std::move(children));
+}
+
+SchemaPtr UnpackedSchema(const SchemaPtr& schema) {
+  std::vector<Field> fields = schema->fields();
+  for (Field& field : fields) field.type = UnpackedType(field.type);
+  return std::make_shared<const Schema>(std::move(fields), schema->metadata());
+}
+
+namespace {
+
+// `array` (of a type holding dictionaries) as `unpacked`, its dictionaries' values gathered into
+// buffers whose owners go to `owners`.
+Result<ArrayData> UnpackArray(const ArrayData& array, const DataType* unpacked,
+                              const std::string& path, std::vector<MemoryOwner>* owners) {
+  if (array.type->id() == TypeId::kDictionary) {
+    ArrayData indices = array;
+    indices.type = array.type->index_type().get();
+    indices.children.clear();
+    SLUICE_ASSIGN_OR_RAISE(ArrayData values,
+                           UnpackDictionary(indices, array.children[0], path, owners));
+    if (HasDictionary(*values.type)) return UnpackArray(values, unpacked, path, owners);
+    values.type = unpacked;
+    return values;
+  }
+  ArrayData copy = array;
+  copy.type = unpacked;
+  if (!HasDictionary(*array.type)) return copy;
+  for (size_t i = 0; i < copy.children.size(); ++i) {
+    const Field& field = unpacked->children()[i];
+    SLUICE_ASSIGN_OR_RAISE(copy.children[i], UnpackArray(array.children[i], field.type.get(),
+                                                         path + "." + field.name, owners));
+  }
+  return copy;
+}
+
+}  // namespace
+
+Result<RecordBatch> UnpackDictionaries(const RecordBatch& batch, const SchemaPtr& unpacked) {
+  std::vector<ArrayData> columns;
+  columns.reserve(batch.num_columns());
+  std::vector<MemoryOwner> owners = batch.owners();
+  for (size_t c = 0; c < batch.num_columns(); ++c) {
+    const Field& field = unpacked->field(c);
+    SLUICE_ASSIGN_OR_RAISE(ArrayData column,
+                           UnpackArray(batch.column(c), field.type.get(), field.name, &owners));
+    columns.push_back(std::move(column));
+  }
+  return RecordBatch(unpacked, batch.num_rows(), std::move(columns), std::move(owners));
 }
 
 }  // namespace sluice

@@ -78,4 +78,11 @@ Status CheckSameFields(const Schema& expected, const Schema& given, std::string_
   return Status::OK();
 }
 
+bool HasDictionary(const Schema& schema) {
+  for (const Field& field : schema.fields()) {
+    if (HasDictionary(*field.type)) return true;
+  }
+  return false;
+}
+
 }  // namespace sluice

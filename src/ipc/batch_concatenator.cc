@@ -125,6 +125,10 @@ BatchConcatenator::~BatchConcatenator() = default;
 
 Result<std::unique_ptr<BatchConcatenator>> BatchConcatenator::Make(SchemaPtr schema) {
   if (schema == nullptr) return Status::Invalid("BatchConcatenator needs a schema");
+  if (HasDictionary(*schema)) {
+    // Each batch has dictionaries of its own; joining them is not done here.
+    return Status::NotImplemented("concatenating batches with dictionary-encoded columns");
+  }
   return std::unique_ptr<BatchConcatenator>(
       new BatchConcatenator(std::make_unique<Impl>(std::move(schema))));
 }

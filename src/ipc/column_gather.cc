@@ -685,6 +685,9 @@ class ListGather final : public OffsetsNode<Offset, ListGather<Offset>> {
 
   int node_count() const override { return 1 + child_->node_count(); }
   int buffer_count() const override { return 2 + child_->buffer_count(); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    child_->CollectDictionaries(out);
+  }
 
  private:
   std::unique_ptr<ColumnGather> child_;
@@ -767,6 +770,12 @@ class ListViewGather final : public GatherNode<ListViewGather<Offset>> {
     });
   }
 
+ public:
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    child_->CollectDictionaries(out);
+  }
+
+ private:
   std::unique_ptr<ColumnGather> child_;
   std::vector<const ArrayData*> child_sources_;
   std::vector<Run> child_runs_;
@@ -852,6 +861,9 @@ class RunEndEncodedGather final : public GatherNode<RunEndEncodedGather<RunEnd>>
 
   int node_count() const override { return 2 + values_->node_count(); }
   int buffer_count() const override { return 2 + values_->buffer_count(); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    values_->CollectDictionaries(out);
+  }
 
  private:
   std::unique_ptr<ColumnGather> values_;
@@ -898,6 +910,9 @@ class FixedSizeListGather final : public GatherNode<FixedSizeListGather> {
 
   int node_count() const override { return 1 + child_->node_count(); }
   int buffer_count() const override { return 1 + child_->buffer_count(); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    child_->CollectDictionaries(out);
+  }
 
  private:
   int64_t list_size_;
@@ -937,6 +952,9 @@ class FieldGathers {
     for (const auto& gather : gathers_) own += gather->buffer_count();
     return own;
   }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) {
+    for (const auto& gather : gathers_) gather->CollectDictionaries(out);
+  }
 
  private:
   std::vector<std::unique_ptr<ColumnGather>> gathers_;
@@ -964,6 +982,9 @@ class StructGather final : public GatherNode<StructGather> {
 
   int node_count() const override { return fields_.node_count(1); }
   int buffer_count() const override { return fields_.buffer_count(1); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    fields_.CollectDictionaries(out);
+  }
 
  private:
   FieldGathers fields_;
@@ -1030,6 +1051,9 @@ class SparseUnionGather final : public GatherNode<SparseUnionGather> {
 
   int node_count() const override { return fields_.node_count(1); }
   int buffer_count() const override { return fields_.buffer_count(1); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    fields_.CollectDictionaries(out);
+  }
 
  private:
   UnionTypeIds ids_;
@@ -1100,6 +1124,9 @@ class DenseUnionGather final : public GatherNode<DenseUnionGather> {
 
   int node_count() const override { return fields_.node_count(1); }
   int buffer_count() const override { return fields_.buffer_count(2); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    fields_.CollectDictionaries(out);
+  }
 
  private:
   const DataType& type_;
@@ -1111,6 +1138,169 @@ class DenseUnionGather final : public GatherNode<DenseUnionGather> {
   std::vector<std::vector<uint32_t>> picked_rows_;
   std::vector<RowSelection> child_selections_;
   std::vector<int32_t> next_offsets_;
+};
+
+// ---- Dictionary ---------------------------------------------------------------------------
+
+// True when two arrays view the same memory (buffers, offsets, children): the sources of one
+// flush that share a dictionary (a producer's batches usually do) are told apart from those that
+// do not without comparing values.
+bool SameArrayMemory(const ArrayData& a, const ArrayData& b) {
+  if (a.offset != b.offset || a.length != b.length || a.children.size() != b.children.size() ||
+      a.variadic_buffers.size() != b.variadic_buffers.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.buffers.size(); ++i) {
+    if (a.buffers[i].data != b.buffers[i].data || a.buffers[i].size != b.buffers[i].size) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.variadic_buffers.size(); ++i) {
+    if (a.variadic_buffers[i].data != b.variadic_buffers[i].data) return false;
+  }
+  for (size_t i = 0; i < a.children.size(); ++i) {
+    if (!SameArrayMemory(a.children[i], b.children[i])) return false;
+  }
+  return true;
+}
+
+// The validity as any node's; the indices renumbered into the block's dictionary while the
+// block is planned (kept at the column's index type), so the indices buffer is planned as
+// already written. Each distinct dictionary among the sources has a numbering table, made at
+// its first use and cleared after every block.
+class DictionaryGather final : public GatherNode<DictionaryGather>, public DictionaryColumn {
+ public:
+  explicit DictionaryGather(const DataType& type)
+      : value_type_(*type.value_type()),
+        width_(BitWidth(*type.index_type()) / 8),
+        max_index_(MaxIndex(type.index_type()->id())),
+        values_(ColumnGather::Make(*type.value_type())) {}
+
+  void BindChildren() override {
+    const size_t count = sources_.size();
+    dictionaries_.resize(count);
+    numbering_of_.resize(count);
+    numberings_.clear();
+    for (size_t s = 0; s < count; ++s) {
+      dictionaries_[s] = &sources_[s]->children[0];
+      // Sources sharing a dictionary's memory share its numbering (and the first one's rows).
+      size_t shared = s;
+      for (size_t n = 0; n < numberings_.size(); ++n) {
+        if (SameArrayMemory(*dictionaries_[numberings_[n].source], *dictionaries_[s])) {
+          shared = n;
+          break;
+        }
+      }
+      if (shared == s) {
+        shared = numberings_.size();
+        numberings_.push_back(Numbering{static_cast<uint32_t>(s), {}});
+      }
+      numbering_of_[s] = static_cast<uint32_t>(shared);
+    }
+    values_->Bind(dictionaries_);
+  }
+
+  template <typename Selection>
+  void PlanSelection(const Selection& selection, BlockPlan* plan) {
+    PlanNode(selection, plan);
+    used_sources_.clear();
+    used_rows_.clear();
+    indices_.resize(static_cast<size_t>(selection.count * width_) + 8);
+    uint8_t* out = indices_.data();
+    int64_t position = 0;
+    const auto renumber = [&](uint32_t source, int64_t row) {
+      const ArrayData& array = *sources_[source];
+      int64_t number = 0;
+      if (array.IsValid(row)) {
+        Numbering& numbering = numberings_[numbering_of_[source]];
+        if (numbering.numbers.empty()) {
+          numbering.numbers.assign(static_cast<size_t>(dictionaries_[source]->length), -1);
+        }
+        const int64_t index = DictionaryIndexAt(array, row);
+        int64_t& assigned = numbering.numbers[static_cast<size_t>(index)];
+        if (assigned < 0) {
+          assigned = static_cast<int64_t>(used_rows_.size());
+          used_sources_.push_back(numbering.source);
+          used_rows_.push_back(static_cast<uint32_t>(index));
+        }
+        number = assigned;
+      }
+      // Little-endian: the low bytes of the number, at the index type's width.
+      std::memcpy(out + position * width_, &number, static_cast<size_t>(width_));
+      ++position;
+    };
+    if constexpr (kIsRows<Selection>) {
+      for (int64_t i = 0; i < selection.count; ++i) {
+        renumber(selection.sources[i], selection.rows[i]);
+      }
+    } else {
+      ForEachRun(selection, [&](uint32_t source, int64_t start, int64_t count) {
+        for (int64_t row = start; row < start + count; ++row) renumber(source, row);
+      });
+    }
+    if (static_cast<int64_t>(used_rows_.size()) - 1 > max_index_) plan->dictionary_overflow = true;
+    // Cleared for the next block: only the entries this one set.
+    for (size_t k = 0; k < used_rows_.size(); ++k) {
+      numberings_[numbering_of_[used_sources_[k]]].numbers[used_rows_[k]] = -1;
+    }
+    const auto used = static_cast<int64_t>(used_rows_.size());
+    used_ = RowSelection{used_sources_.data(), used_rows_.data(), used, used, nullptr, 0};
+    PlannedBuffer indices;
+    indices.size = selection.count * width_;
+    indices.direct = indices_.data();
+    plan->buffers.push_back(indices);
+  }
+
+  template <typename Selection>
+  void WriteSelection(const Selection& selection, BlockPlan* plan, size_t* buffer_index) {
+    WriteValidity(selection, plan->buffers[(*buffer_index)++]);
+    ++*buffer_index;  // the indices, planned as written
+  }
+
+  int node_count() const override { return 1; }
+  int buffer_count() const override { return 2; }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override { out->push_back(this); }
+
+  const DataType& value_type() const override { return value_type_; }
+  ColumnGather& values() override { return *values_; }
+  const RowSelection& used_values() const override { return used_; }
+
+ private:
+  static int64_t MaxIndex(TypeId id) {
+    switch (id) {
+      case TypeId::kInt8:
+        return std::numeric_limits<int8_t>::max();
+      case TypeId::kUInt8:
+        return std::numeric_limits<uint8_t>::max();
+      case TypeId::kInt16:
+        return std::numeric_limits<int16_t>::max();
+      case TypeId::kUInt16:
+        return std::numeric_limits<uint16_t>::max();
+      case TypeId::kInt32:
+        return std::numeric_limits<int32_t>::max();
+      case TypeId::kUInt32:
+        return std::numeric_limits<uint32_t>::max();
+      default:
+        return std::numeric_limits<int64_t>::max();
+    }
+  }
+
+  struct Numbering {
+    uint32_t source = 0;           // the first source with this dictionary
+    std::vector<int64_t> numbers;  // per dictionary row: its number in the block, or -1
+  };
+
+  const DataType& value_type_;
+  int64_t width_;
+  int64_t max_index_;
+  std::unique_ptr<ColumnGather> values_;
+  std::vector<const ArrayData*> dictionaries_;  // per source
+  std::vector<uint32_t> numbering_of_;          // per source
+  std::vector<Numbering> numberings_;
+  std::vector<uint8_t> indices_;
+  std::vector<uint32_t> used_sources_;
+  std::vector<uint32_t> used_rows_;
+  RowSelection used_;
 };
 
 }  // namespace
@@ -1220,6 +1410,8 @@ std::unique_ptr<ColumnGather> ColumnGather::Make(const DataType& type) {
       return std::make_unique<SparseUnionGather>(type);
     case TypeId::kDenseUnion:
       return std::make_unique<DenseUnionGather>(type);
+    case TypeId::kDictionary:
+      return std::make_unique<DictionaryGather>(type);
     case TypeId::kRunEndEncoded:
       switch (type.child_type(0).id()) {
         case TypeId::kInt16:

@@ -86,12 +86,32 @@ struct BlockPlan {
   /// Set when a column with 32-bit offsets would span more than INT32_MAX values or bytes, or a
   /// run-end encoded column more rows than its run end type holds (32,767 for int16).
   bool offsets_overflow = false;
+  /// Set when a block's dictionary of a dictionary-encoded column holds more values than the
+  /// column's index type can number (batches with different dictionaries in one block).
+  bool dictionary_overflow = false;
 
   void Clear() {
     nodes.clear();
     buffers.clear();
     offsets_overflow = false;
+    dictionary_overflow = false;
   }
+};
+
+class ColumnGather;
+
+/// A dictionary-encoded column of a gather tree. A block's indices are renumbered into a
+/// dictionary of the values the block's rows use, each once, in order of first use: the values
+/// that the DictionaryBatch message written before the block holds. (Sources that share one
+/// dictionary share its numbering, so a value is in a block's dictionary once.)
+class DictionaryColumn {
+ public:
+  virtual ~DictionaryColumn() = default;
+  /// The type of the dictionary's values, and their gather, bound to the sources' dictionaries.
+  virtual const DataType& value_type() const = 0;
+  virtual ColumnGather& values() = 0;
+  /// The values the last planned block uses: rows of the bound sources' dictionaries.
+  virtual const RowSelection& used_values() const = 0;
 };
 
 class ColumnGather {
@@ -117,6 +137,10 @@ class ColumnGather {
   /// Returns how many nodes and buffers this column contributes (fixed by the type).
   virtual int node_count() const = 0;
   virtual int buffer_count() const = 0;
+
+  /// Appends the dictionary-encoded columns of this tree to `out`, in pre-order (the order of
+  /// their dictionary ids).
+  virtual void CollectDictionaries(std::vector<DictionaryColumn*>* /*out*/) {}
 };
 
 }  // namespace sluice::ipc

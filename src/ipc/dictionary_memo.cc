@@ -2,7 +2,7 @@
 #include <utility>
 
 #include "dictionary_memo_internal.h"
-#include "sluice/base/check.h"
+#include "sluice/format/array_validate.h"
 #include "sluice/format/dictionary_values.h"
 
 namespace sluice::ipc {
@@ -22,29 +22,7 @@ TypePtr ReplaceBelow(const DataType& type, std::span<const int> path, const Type
   std::vector<Field> children = type.children();
   const auto child = static_cast<size_t>(path.front());
   children[child] = ReplaceField(children[child], path.subspan(1), replacement);
-  switch (type.id()) {
-    case TypeId::kList:
-      return DataType::List(std::move(children[0]));
-    case TypeId::kLargeList:
-      return DataType::LargeList(std::move(children[0]));
-    case TypeId::kFixedSizeList:
-      return DataType::FixedSizeList(std::move(children[0]), type.list_size());
-    case TypeId::kMap:
-      return DataType::Map(std::move(children[0]), type.keys_sorted());
-    case TypeId::kListView:
-      return DataType::ListView(std::move(children[0]));
-    case TypeId::kLargeListView:
-      return DataType::LargeListView(std::move(children[0]));
-    case TypeId::kRunEndEncoded:
-      return DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
-    case TypeId::kSparseUnion:
-      return DataType::SparseUnion(std::move(children), type.type_codes());
-    case TypeId::kDenseUnion:
-      return DataType::DenseUnion(std::move(children), type.type_codes());
-    default:
-      SLUICE_DCHECK(type.id() == TypeId::kStruct);
-      return DataType::Struct(std::move(children));
-  }
+  return WithChildren(type, std::move(children));
 }
 
 // Returns the array at `path` (the top-level column, then child indices) of `columns`, each
@@ -75,8 +53,19 @@ SchemaPtr IndexSchema(const Schema& schema, const std::vector<DictionaryField>& 
   return std::make_shared<const Schema>(std::move(columns), schema.metadata());
 }
 
-DictionaryMemo::DictionaryMemo(std::vector<DictionaryField> fields, SchemaPtr values_schema)
-    : fields_(std::move(fields)), values_schema_(std::move(values_schema)) {
+SchemaPtr EncodedSchema(const Schema& schema, const std::vector<DictionaryField>& fields) {
+  std::vector<Field> columns = schema.fields();
+  for (const DictionaryField& field : fields) {
+    const auto column = static_cast<size_t>(field.index_path.front());
+    columns[column] =
+        ReplaceField(columns[column], std::span(field.index_path).subspan(1),
+                     DataType::Dictionary(field.index_type, field.value_type, field.ordered));
+  }
+  return std::make_shared<const Schema>(std::move(columns), schema.metadata());
+}
+
+DictionaryMemo::DictionaryMemo(std::vector<DictionaryField> fields, SchemaPtr encoded_schema)
+    : fields_(std::move(fields)), encoded_schema_(std::move(encoded_schema)) {
   for (const DictionaryField& field : fields_) {
     if (Find(field.id) != nullptr) continue;
     Dictionary dictionary;
@@ -133,7 +122,7 @@ Status DictionaryMemo::Add(int64_t id, const RecordBatch& batch, bool delta,
   return Status::OK();
 }
 
-Result<RecordBatch> DictionaryMemo::Unpack(const RecordBatch& batch,
+Result<RecordBatch> DictionaryMemo::Attach(const RecordBatch& batch,
                                            const std::string& where) const {
   std::vector<ArrayData> columns = batch.columns();
   std::vector<MemoryOwner> owners = batch.owners();
@@ -143,15 +132,13 @@ Result<RecordBatch> DictionaryMemo::Unpack(const RecordBatch& batch,
       return Status::Corrupt(where, ": field '", field.path, "' refers to dictionary id ", field.id,
                              ", which no DictionaryBatch before it set");
     }
-    ArrayData* indices = ArrayAt(&columns, *values_schema_, field.index_path);
-    const DataType* values_type = indices->type;
-    indices->type = field.index_type.get();
-    Result<ArrayData> values = UnpackDictionary(*indices, dictionary->values, field.path, &owners);
-    if (!values.ok()) return Status::Corrupt(where, ": ", values.status().message());
-    *indices = std::move(values).ValueUnsafe();
-    indices->type = values_type;
+    ArrayData* array = ArrayAt(&columns, *encoded_schema_, field.index_path);
+    array->children.assign(1, dictionary->values);
+    const Status indices = ValidateDictionaryIndices(*array, field.path);
+    if (!indices.ok()) return Status::Corrupt(where, ": ", indices.message());
+    owners.insert(owners.end(), dictionary->owners.begin(), dictionary->owners.end());
   }
-  return RecordBatch(values_schema_, batch.num_rows(), std::move(columns), std::move(owners));
+  return RecordBatch(encoded_schema_, batch.num_rows(), std::move(columns), std::move(owners));
 }
 
 }  // namespace sluice::ipc

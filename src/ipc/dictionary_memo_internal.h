@@ -1,10 +1,11 @@
 // DictionaryMemo: the dictionaries an Arrow IPC stream's DictionaryBatch messages have set, and
-// the unpacking of its record batches to the values their indices select.
+// their attachment to the record batches that refer to them.
 //
-// Sluice carries a dictionary-encoded field as its values (sluice/format/dictionary_values.h).
-// A stream that has such fields lays its RecordBatch messages out with the fields' index types
-// (IndexSchema); each DictionaryBatch sets a dictionary (or, as a delta, extends it), and a
-// later one with the same id replaces it, as Arrow's stream format allows.
+// A stream that has dictionary-encoded fields lays its RecordBatch messages out with the fields'
+// index types (IndexSchema); each DictionaryBatch sets a dictionary (or, as a delta, extends
+// it), and a later one with the same id replaces it, as Arrow's stream format allows. The
+// decoder returns such a field as Sluice's dictionary type (EncodedSchema): its indices, and the
+// dictionary set when its batch was read.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +22,13 @@ namespace sluice::ipc {
 /// `fields` given its index type: the layout of the stream's RecordBatch messages.
 SchemaPtr IndexSchema(const Schema& schema, const std::vector<DictionaryField>& fields);
 
+/// Returns `schema` with each of `fields` given its dictionary type (index and value types).
+SchemaPtr EncodedSchema(const Schema& schema, const std::vector<DictionaryField>& fields);
+
 class DictionaryMemo {
  public:
-  /// `values_schema` is the stream's schema as Sluice carries it (values' types).
-  DictionaryMemo(std::vector<DictionaryField> fields, SchemaPtr values_schema);
+  /// `encoded_schema` is the stream's schema as the decoder returns it (EncodedSchema).
+  DictionaryMemo(std::vector<DictionaryField> fields, SchemaPtr encoded_schema);
 
   /// Returns the one-field schema a DictionaryBatch of `id` is laid out in, or null when no
   /// field of the stream uses `id`.
@@ -35,9 +39,10 @@ class DictionaryMemo {
   /// message in errors.
   Status Add(int64_t id, const RecordBatch& dictionary, bool delta, const std::string& where);
 
-  /// Returns `batch`, laid out in IndexSchema, with every dictionary-encoded field replaced by
-  /// the values its indices select. `where` names the message in errors.
-  Result<RecordBatch> Unpack(const RecordBatch& batch, const std::string& where) const;
+  /// Returns `batch`, laid out in IndexSchema, with every dictionary-encoded field given its
+  /// dictionary type and the dictionary set now (its indices checked against it). `where` names
+  /// the message in errors.
+  Result<RecordBatch> Attach(const RecordBatch& batch, const std::string& where) const;
 
  private:
   struct Dictionary {
@@ -50,7 +55,7 @@ class DictionaryMemo {
   const Dictionary* Find(int64_t id) const;
 
   std::vector<DictionaryField> fields_;
-  SchemaPtr values_schema_;
+  SchemaPtr encoded_schema_;
   std::vector<Dictionary> dictionaries_;
 };
 

@@ -106,6 +106,8 @@ std::pair<fb::Type, Offset<void>> TypeToFlatbuffer(FlatBufferBuilder& builder,
               fb::CreateFixedSizeListType(builder, type.list_size()).Union()};
     case TypeId::kRunEndEncoded:
       return {fb::Type::RunEndEncodedType, fb::CreateRunEndEncodedType(builder).Union()};
+    case TypeId::kDictionary:  // a field's type is its values' (FieldToFlatbuffer)
+      return TypeToFlatbuffer(builder, *type.value_type());
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion: {
       const std::vector<int32_t> ids(type.type_codes().begin(), type.type_codes().end());
@@ -160,14 +162,29 @@ Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> MetadataToFlatbuffer(
   return builder.CreateVector(pairs);
 }
 
-Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder& builder, const Field& field) {
+// Builds a field; a dictionary-encoded one is its values' type with a DictionaryEncoding whose
+// id is the next of `next_dictionary_id` (ids count up in pre-order, as the encoder's
+// DictionaryBatch messages do).
+Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder& builder, const Field& field,
+                                    int64_t* next_dictionary_id) {
+  const bool dictionary = field.type->id() == TypeId::kDictionary;
+  const DataType& layout = dictionary ? *field.type->value_type() : *field.type;
+  Offset<fb::DictionaryEncoding> encoding;
+  if (dictionary) {
+    const DataType& index = *field.type->index_type();
+    const bool is_signed = index.id() == TypeId::kInt8 || index.id() == TypeId::kInt16 ||
+                           index.id() == TypeId::kInt32 || index.id() == TypeId::kInt64;
+    auto index_type = IntTypeOf(builder, static_cast<int>(BitWidth(index)), is_signed);
+    encoding = fb::CreateDictionaryEncoding(builder, (*next_dictionary_id)++, index_type,
+                                            field.type->ordered());
+  }
   std::vector<Offset<fb::Field>> children;
-  children.reserve(field.type->children().size());
-  for (const auto& child : field.type->children()) {
-    children.push_back(FieldToFlatbuffer(builder, child));
+  children.reserve(layout.children().size());
+  for (const auto& child : layout.children()) {
+    children.push_back(FieldToFlatbuffer(builder, child, next_dictionary_id));
   }
   auto name = builder.CreateString(field.name);
-  auto [type_tag, type_offset] = TypeToFlatbuffer(builder, *field.type);
+  auto [type_tag, type_offset] = TypeToFlatbuffer(builder, layout);
   auto children_offset = builder.CreateVector(children);
   Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> metadata_offset;
   if (!field.metadata.empty()) metadata_offset = MetadataToFlatbuffer(builder, field.metadata);
@@ -176,6 +193,7 @@ Offset<fb::Field> FieldToFlatbuffer(FlatBufferBuilder& builder, const Field& fie
   field_builder.add_nullable(field.nullable);
   field_builder.add_type_type(type_tag);
   field_builder.add_type(type_offset);
+  if (dictionary) field_builder.add_dictionary(encoding);
   field_builder.add_children(children_offset);
   if (!field.metadata.empty()) field_builder.add_custom_metadata(metadata_offset);
   return field_builder.Finish();
@@ -196,7 +214,10 @@ Status AppendSchemaMessage(const Schema& schema, AlignedBuffer* out) {
   FlatBufferBuilder builder(1024);
   std::vector<Offset<fb::Field>> fields;
   fields.reserve(schema.num_fields());
-  for (const auto& field : schema.fields()) fields.push_back(FieldToFlatbuffer(builder, field));
+  int64_t next_dictionary_id = 0;
+  for (const auto& field : schema.fields()) {
+    fields.push_back(FieldToFlatbuffer(builder, field, &next_dictionary_id));
+  }
   auto fields_offset = builder.CreateVector(fields);
   Offset<flatbuffers::Vector<Offset<fb::KeyValue>>> metadata_offset;
   if (!schema.metadata().empty())
@@ -354,7 +375,7 @@ Status AddDictionaryField(const fb::DictionaryEncoding& dictionary, const TypePt
         std::equal(walk->index_path.begin(), walk->index_path.end(), found.index_path.begin())) {
       return Status::NotImplemented("field '", path, "': ", name,
                                     " holds a dictionary-encoded field in its values ('",
-                                    found.path, "'), which Sluice does not unpack");
+                                    found.path, "'), which Sluice does not support");
     }
     if (found.id == dictionary.id() && !found.value_type->Equals(*value_type)) {
       return Status::Corrupt("field '", path, "': dictionary id ", dictionary.id(), " is used by '",
@@ -362,8 +383,9 @@ Status AddDictionaryField(const fb::DictionaryEncoding& dictionary, const TypePt
                              ", here for ", value_type->ToString());
     }
   }
-  walk->dictionaries->push_back(
-      DictionaryField{dictionary.id(), walk->index_path, path, std::move(index_type), value_type});
+  walk->dictionaries->push_back(DictionaryField{dictionary.id(), walk->index_path, path,
+                                                std::move(index_type), value_type,
+                                                dictionary.is_ordered()});
   return Status::OK();
 }
 

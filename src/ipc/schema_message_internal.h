@@ -15,8 +15,8 @@ namespace sluice::ipc {
 /// Appends a complete framed Schema message (prefix, flatbuffer, padding; no body) to `out`.
 Status AppendSchemaMessage(const Schema& schema, AlignedBuffer* out);
 
-/// A dictionary-encoded field of an IPC schema. Sluice carries such a field as its values: the
-/// converted schema gives it the values' type, and the decoder unpacks its indices.
+/// A dictionary-encoded field of an IPC schema. The converted schema gives it the values' type;
+/// the decoder gives its arrays the dictionary type (EncodedSchema) with the stream's dictionary.
 struct DictionaryField {
   /// The id its DictionaryBatch messages carry.
   int64_t id = 0;
@@ -27,6 +27,7 @@ struct DictionaryField {
   /// The type of its indices (a signed or unsigned integer type) and of its values.
   TypePtr index_type;
   TypePtr value_type;
+  bool ordered = false;
 };
 
 /// Converts a verified Schema flatbuffer. `context` prefixes error messages. A dictionary-encoded

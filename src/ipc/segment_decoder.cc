@@ -146,9 +146,9 @@ struct CachedSchema {
   std::string bytes;  // the Schema flatbuffer, which is the cache key
   SchemaPtr schema;   // the layout of its RecordBatch messages (dictionary indices as such)
   // A stream with dictionary-encoded fields: the fields, and the schema its batches are
-  // returned in (the fields' values unpacked). Empty and null otherwise.
+  // returned in (the fields' dictionary types). Empty and null otherwise.
   std::vector<ipc::DictionaryField> dictionary_fields;
-  SchemaPtr values_schema;
+  SchemaPtr encoded_schema;
   // How the DictionaryBatch messages of each dictionary id are assembled.
   std::vector<std::pair<int64_t, std::unique_ptr<CachedSchema>>> dictionary_plans;
   int node_count = 0;
@@ -389,10 +389,10 @@ class SegmentDecoder::Impl {
               std::optional<RecordBatch> indices,
               DecodeRecordBatch(message, message.flatbuffer->header_as_RecordBatch()));
           SLUICE_ASSIGN_OR_RAISE(
-              RecordBatch values,
-              memo_->Unpack(*indices,
+              RecordBatch encoded,
+              memo_->Attach(*indices,
                             source_ + ": byte " + std::to_string(base_offset_ + message.start)));
-          return std::optional<RecordBatch>(std::move(values));
+          return std::optional<RecordBatch>(std::move(encoded));
         }
         case fb::MessageHeader::Schema:
           return CorruptAt(message.start, "a second Schema message in one stream");
@@ -589,9 +589,9 @@ class SegmentDecoder::Impl {
       }
     }
     current_ = cached;
-    if (cached->values_schema != nullptr) {
-      schema_ = cached->values_schema;
-      memo_.emplace(cached->dictionary_fields, cached->values_schema);
+    if (cached->encoded_schema != nullptr) {
+      schema_ = cached->encoded_schema;
+      memo_.emplace(cached->dictionary_fields, cached->encoded_schema);
     } else {
       schema_ = cached->schema;
       memo_.reset();
@@ -604,7 +604,8 @@ class SegmentDecoder::Impl {
   const CachedSchema* CacheDictionarySchema(const std::string& bytes, SchemaPtr values_schema,
                                             std::vector<ipc::DictionaryField> fields) {
     CachedSchema* plan = CacheSchema(bytes, ipc::IndexSchema(*values_schema, fields));
-    const ipc::DictionaryMemo memo(fields, values_schema);
+    SchemaPtr encoded_schema = ipc::EncodedSchema(*values_schema, fields);
+    const ipc::DictionaryMemo memo(fields, encoded_schema);
     for (const ipc::DictionaryField& field : fields) {
       const bool planned = std::any_of(plan->dictionary_plans.begin(), plan->dictionary_plans.end(),
                                        [&](const auto& entry) { return entry.first == field.id; });
@@ -614,7 +615,7 @@ class SegmentDecoder::Impl {
       }
     }
     plan->dictionary_fields = std::move(fields);
-    plan->values_schema = std::move(values_schema);
+    plan->encoded_schema = std::move(encoded_schema);
     return plan;
   }
 

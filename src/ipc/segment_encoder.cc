@@ -51,6 +51,7 @@ class SegmentEncoder::Impl {
       node_count_ += columns_.back()->node_count();
       buffer_count_ += columns_.back()->buffer_count();
       view_count_ += static_cast<size_t>(CountBinaryViews(*field.type));
+      columns_.back()->CollectDictionaries(&dictionaries_);
     }
     column_sources_.resize(columns_.size());
     codec_ = options.codec;
@@ -95,6 +96,7 @@ class SegmentEncoder::Impl {
     SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
     const int64_t length = selection.count;
     SLUICE_RETURN_NOT_OK(PlanBlock(selection, &plan_));
+    SLUICE_RETURN_NOT_OK(AppendDictionaryBatches(out, metrics));
     const int64_t message_start = out->size();
     // Each buffer at the next 8-byte boundary. (Two passes over the buffers in all: at many
     // partitions a block is a few rows, and its fixed work is most of its cost.)
@@ -159,6 +161,7 @@ class SegmentEncoder::Impl {
   // its RecordBatch message of `rows` rows to `out`.
   Status Frame(int64_t rows, AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
     SLUICE_DCHECK(out->size() % kBufferAlignment == 0);
+    SLUICE_RETURN_NOT_OK(AppendDictionaryBatches(out, metrics));
     // Only compression is timed here (its calls cost microseconds); gathering is the rest of
     // the caller's encode time, measured by the caller, not twice per block.
     const auto compress_start = SteadyClock::now();
@@ -179,6 +182,12 @@ class SegmentEncoder::Impl {
   Status PlanBlock(const Selection& selection, ipc::BlockPlan* plan) {
     plan->Clear();
     for (auto& column : columns_) column->Plan(selection, plan);
+    if (plan->dictionary_overflow) {
+      return Status::Invalid("a block of ", selection.count,
+                             " rows needs a dictionary of more values than a dictionary column's "
+                             "index type can number (its batches have different dictionaries); "
+                             "use wider indices, or unpack dictionaries when writing");
+    }
     if (plan->offsets_overflow) {
       return Status::Invalid("a block of ", selection.count,
                              " rows holds more values or bytes than a column's offsets or run "
@@ -188,6 +197,103 @@ class SegmentEncoder::Impl {
     SLUICE_DCHECK(static_cast<int>(plan->nodes.size()) == node_count_);
     SLUICE_DCHECK(static_cast<int>(plan->buffers.size()) == buffer_count_);
     return Status::OK();
+  }
+
+  // Appends a DictionaryBatch message for each dictionary-encoded column of the block just
+  // planned: the values its rows use, under the column's id (its place in pre-order), replacing
+  // the dictionary of the block before, as Arrow's stream format allows.
+  Status AppendDictionaryBatches(AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
+    for (size_t id = 0; id < dictionaries_.size(); ++id) {
+      ipc::DictionaryColumn& dictionary = *dictionaries_[id];
+      const ipc::RowSelection& used = dictionary.used_values();
+      dictionary_plan_.Clear();
+      dictionary.values().Plan(used, &dictionary_plan_);
+      if (dictionary_plan_.offsets_overflow) {
+        return Status::Invalid("a block's dictionary of ", used.count,
+                               " values holds more values or bytes than its offsets can index");
+      }
+      int64_t scratch_bytes = 0;
+      for (const PlannedBuffer& buffer : dictionary_plan_.buffers) {
+        if (buffer.direct == nullptr) scratch_bytes += bits::RoundUp(buffer.size, kBufferAlignment);
+      }
+      dictionary_scratch_.Resize(scratch_bytes);
+      int64_t position = 0;
+      for (PlannedBuffer& buffer : dictionary_plan_.buffers) {
+        if (buffer.direct != nullptr) continue;
+        buffer.destination = dictionary_scratch_.data() + position;
+        position += bits::RoundUp(buffer.size, kBufferAlignment);
+      }
+      size_t buffer_index = 0;
+      dictionary.values().Write(used, &dictionary_plan_, &buffer_index);
+      // The body first (its buffer entries go into the header), then header and body.
+      dictionary_body_.Clear();
+      if (codec_ != CompressionCodec::kNone) {
+        SLUICE_RETURN_NOT_OK(CompressBody(dictionary_plan_, &dictionary_body_).status());
+      } else {
+        AppendRawBody(dictionary_plan_, &dictionary_body_);
+      }
+      const int64_t message_start = out->size();
+      AppendDictionaryHeader(static_cast<int64_t>(id), used.count, dictionary_plan_,
+                             dictionary_body_.size(), out);
+      out->Append(dictionary_body_.data(), dictionary_body_.size());
+      metrics->uncompressed_body_bytes += UncompressedBytes(dictionary_plan_);
+      metrics->encoded_bytes += out->size() - message_start;
+    }
+    return Status::OK();
+  }
+
+  // Appends every buffer of `plan` as it is, each at the next 8-byte boundary, recording where
+  // (buffer_offsets_, buffer_lengths_).
+  void AppendRawBody(const ipc::BlockPlan& plan, AlignedBuffer* out) {
+    buffer_offsets_.resize(plan.buffers.size());
+    buffer_lengths_.resize(plan.buffers.size());
+    const int64_t body_start = out->size();
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+      const PlannedBuffer& buffer = plan.buffers[i];
+      buffer_offsets_[i] = out->size() - body_start;
+      buffer_lengths_[i] = buffer.size;
+      if (buffer.size == 0) continue;
+      out->Append(buffer.direct != nullptr ? buffer.direct : buffer.destination, buffer.size);
+      out->PadTo(kBufferAlignment);
+    }
+  }
+
+  // Appends the framed DictionaryBatch message of a body laid out as buffer_offsets_ and
+  // buffer_lengths_ say.
+  void AppendDictionaryHeader(int64_t id, int64_t length, const ipc::BlockPlan& plan,
+                              int64_t body_length, AlignedBuffer* out) {
+    flatbuffers::FlatBufferBuilder builder(512);
+    std::vector<fb::FieldNode> nodes;
+    nodes.reserve(plan.nodes.size());
+    for (const PlannedNode& node : plan.nodes) nodes.emplace_back(node.length, node.null_count);
+    std::vector<fb::Buffer> buffers;
+    buffers.reserve(plan.buffers.size());
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+      buffers.emplace_back(buffer_offsets_[i], buffer_lengths_[i]);
+    }
+    auto nodes_offset = builder.CreateVectorOfStructs(nodes);
+    auto buffers_offset = builder.CreateVectorOfStructs(buffers);
+    const int views = CountBinaryViews(dictionaries_[static_cast<size_t>(id)]->value_type());
+    flatbuffers::Offset<flatbuffers::Vector<int64_t>> variadic_offset;
+    if (views > 0) variadic_offset = builder.CreateVector(std::vector<int64_t>(views, 1));
+    flatbuffers::Offset<fb::BodyCompression> compression;
+    if (codec_ != CompressionCodec::kNone) {
+      compression =
+          fb::CreateBodyCompression(builder, ArrowCodec(codec_), fb::BodyCompressionMethod::BUFFER);
+    }
+    fb::RecordBatchBuilder batch(builder);
+    batch.add_length(length);
+    batch.add_nodes(nodes_offset);
+    batch.add_buffers(buffers_offset);
+    if (codec_ != CompressionCodec::kNone) batch.add_compression(compression);
+    if (views > 0) batch.add_variadic_buffer_counts(variadic_offset);
+    auto batch_offset = batch.Finish();
+    auto dictionary = fb::CreateDictionaryBatch(builder, id, batch_offset, /*isDelta=*/false);
+    auto message =
+        fb::CreateMessage(builder, fb::MetadataVersion::V5, fb::MessageHeader::DictionaryBatch,
+                          dictionary.Union(), body_length);
+    builder.Finish(message);
+    ipc::AppendFramedMessage(builder.GetBufferPointer(), builder.GetSize(), out);
   }
 
   static int64_t UncompressedBytes(const ipc::BlockPlan& plan) {
@@ -315,6 +421,11 @@ class SegmentEncoder::Impl {
   int64_t min_compress_bytes_ = 0;
   std::unique_ptr<Compressor> compressor_;
   std::vector<std::unique_ptr<ipc::ColumnGather>> columns_;
+  // The dictionary-encoded columns, in the order of their ids.
+  std::vector<ipc::DictionaryColumn*> dictionaries_;
+  ipc::BlockPlan dictionary_plan_;
+  AlignedBuffer dictionary_scratch_;
+  AlignedBuffer dictionary_body_;
   int node_count_ = 0;
   size_t view_count_ = 0;  // binary_view and utf8_view fields, nested ones included
   int buffer_count_ = 0;

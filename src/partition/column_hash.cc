@@ -331,6 +331,8 @@ class ColumnHasher {
       case TypeId::kSparseUnion:
       case TypeId::kDenseUnion:
         return UpdateUnion(array, rows, states);
+      case TypeId::kDictionary:
+        return UpdateDictionary(array, rows, states);
       // Types Spark has, hashed as Spark hashes the value it reads them as; the rest as the
       // Spark type of the same values (README, "Types and how they are partitioned").
       case TypeId::kFloat16: {
@@ -663,6 +665,30 @@ class ColumnHasher {
       physical[static_cast<size_t>(k)] = run;
     }
     Update(array.children[1], IndexedRows{physical.data(), rows.count}, states);
+  }
+
+  // A dictionary row hashes as the value its index selects: it lands where the same value
+  // unencoded does. A null row keeps its state, as a null of any type does.
+  template <typename Rows>
+  static void UpdateDictionary(const ArrayData& array, const Rows& rows, State* states) {
+    const uint8_t* validity = Validity(array);
+    std::vector<int64_t> slots;
+    std::vector<int64_t> indices;
+    slots.reserve(static_cast<size_t>(rows.count));
+    indices.reserve(static_cast<size_t>(rows.count));
+    for (int64_t k = 0; k < rows.count; ++k) {
+      if (validity != nullptr && !bits::GetBit(validity, array.offset + rows[k])) continue;
+      slots.push_back(k);
+      indices.push_back(DictionaryIndexAt(array, rows[k]));
+    }
+    const auto count = static_cast<int64_t>(slots.size());
+    if (count == rows.count) {
+      return Update(array.children[0], IndexedRows{indices.data(), count}, states);
+    }
+    std::vector<State> folded(static_cast<size_t>(count));
+    for (int64_t a = 0; a < count; ++a) folded[a] = states[slots[a]];
+    Update(array.children[0], IndexedRows{indices.data(), count}, folded.data());
+    for (int64_t a = 0; a < count; ++a) states[slots[a]] = folded[a];
   }
 
   // A union row hashes as the value its type id selects, as that child's type hashes it: sparse

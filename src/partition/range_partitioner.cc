@@ -421,17 +421,35 @@ std::unique_ptr<RangeKey> MakeBytesKey(const ArrayData& bounds, SortOrder order,
   return std::make_unique<TypedRangeKey<Reader, std::less<>>>(bounds, order, linear);
 }
 
-// A run-end encoded key compares as the values its runs hold: the bounds are expanded to their
-// values once, and each chunk of keys before the values' key narrows it.
-class RunEndRangeKey final : public RangeKey {
+// A run-end encoded or dictionary key compares as the values its runs or indices select: the
+// bounds are expanded to their values once, and each chunk of keys before the values' key
+// narrows it.
+class ExpandedRangeKey final : public RangeKey {
  public:
   // `bound_owners` keep the expanded bounds' buffers, which `values_key` may view, alive.
-  RunEndRangeKey(std::vector<MemoryOwner> bound_owners, std::unique_ptr<RangeKey> values_key)
+  ExpandedRangeKey(std::vector<MemoryOwner> bound_owners, std::unique_ptr<RangeKey> values_key)
       : bound_owners_(std::move(bound_owners)), values_key_(std::move(values_key)) {}
 
-  // Rows [first, first + count) of a run-end encoded array as an array of its values' type.
+  static bool Expands(TypeId id) {
+    return id == TypeId::kRunEndEncoded || id == TypeId::kDictionary;
+  }
+
+  // Rows [first, first + count) of a run-end encoded or dictionary array as an array of its
+  // values' type.
   static ArrayData Expand(const ArrayData& column, int64_t first, int64_t count,
                           std::vector<MemoryOwner>* owners) {
+    if (column.type->id() == TypeId::kDictionary) {
+      const ArrayData& values = column.children[0];
+      ArrayBuilder builder(values.type);
+      for (int64_t row = first; row < first + count; ++row) {
+        if (column.IsNull(row)) {
+          builder.AppendNull();
+        } else {
+          AppendArrayValue(builder, values, DictionaryIndexAt(column, row));
+        }
+      }
+      return builder.Finish(owners);
+    }
     const ArrayData& values = column.children[1];
     ArrayBuilder builder(values.type);
     for (int64_t row = first; row < first + count; ++row) {
@@ -458,12 +476,12 @@ class RunEndRangeKey final : public RangeKey {
 
 Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrder order,
                                                bool linear, int column_index) {
-  if (bounds.type->id() == TypeId::kRunEndEncoded) {
+  if (ExpandedRangeKey::Expands(bounds.type->id())) {
     std::vector<MemoryOwner> owners;
-    const ArrayData values = RunEndRangeKey::Expand(bounds, 0, bounds.length, &owners);
+    const ArrayData values = ExpandedRangeKey::Expand(bounds, 0, bounds.length, &owners);
     SLUICE_ASSIGN_OR_RAISE(auto values_key, MakeRangeKey(values, order, linear, column_index));
     return std::unique_ptr<RangeKey>(
-        std::make_unique<RunEndRangeKey>(std::move(owners), std::move(values_key)));
+        std::make_unique<ExpandedRangeKey>(std::move(owners), std::move(values_key)));
   }
   switch (bounds.type->id()) {
     case TypeId::kNull:
@@ -530,6 +548,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kStruct:
     case TypeId::kMap:
     case TypeId::kRunEndEncoded:  // taken above
+    case TypeId::kDictionary:
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion:
       break;
@@ -539,7 +558,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
                                 " is not supported: only flat types (booleans, integers, floats, "
                                 "dates, times, timestamps, durations, year-month and day-time "
                                 "intervals, decimals, strings, binaries and their views, and "
-                                "run-end encoded columns of those) can be compared");
+                                "run-end encoded and dictionary columns of those) can be compared");
 }
 
 class RangePartitioner final : public Partitioner {

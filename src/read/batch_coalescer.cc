@@ -28,8 +28,9 @@ Status BatchCoalescer::Add(RecordBatch batch, BatchQueue* out) {
 
 Status BatchCoalescer::Flush(BatchQueue* out) {
   if (held_.empty()) return Status::OK();
-  if (held_.size() == 1) {
-    out->push_back(std::move(held_.front()));
+  if (held_.size() == 1 || HasDictionary(*held_.front().schema())) {
+    // Batches with dictionary columns go as they are, each with its own dictionaries.
+    for (RecordBatch& batch : held_) out->push_back(std::move(batch));
   } else {
     const auto start = std::chrono::steady_clock::now();
     if (concatenator_ == nullptr) {

@@ -13,6 +13,7 @@
 #include "sluice/base/saturating_arithmetic.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/format/array_validate.h"
+#include "sluice/format/dictionary_values.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/write/map_output_files.h"
 
@@ -28,6 +29,10 @@ class MapWriter::Impl {
 
   Status Init() {
     if (options_.schema == nullptr) return Status::Invalid("MapWriter: a schema is required");
+    if (options_.unpack_dictionaries && HasDictionary(*options_.schema)) {
+      input_schema_ = options_.schema;
+      options_.schema = UnpackedSchema(input_schema_);
+    }
     if (options_.data_path.empty()) return Status::Invalid("MapWriter: data_path is required");
     if (options_.target_block_rows < 1 || options_.target_block_bytes < 1) {
       return Status::Invalid("MapWriter: target block rows and bytes must be positive");
@@ -68,7 +73,10 @@ class MapWriter::Impl {
       return Status::Invalid("MapWriter: compact_segment_bytes must be 0 or positive, got ",
                              options_.compact_segment_bytes);
     }
-    if (options_.compact_segment_bytes > 0 && options_.encoding.codec != CompressionCodec::kNone) {
+    // A compact segment is one record batch re-encoded from the plain ones, which a dictionary
+    // column's DictionaryBatch messages do not fit.
+    if (options_.compact_segment_bytes > 0 && options_.encoding.codec != CompressionCodec::kNone &&
+        !HasDictionary(*options_.schema)) {
       SLUICE_ASSIGN_OR_RAISE(compact_,
                              CompactSegmentEncoder::Make(options_.schema, options_.encoding));
       files_->EnableCompaction(
@@ -168,7 +176,18 @@ class MapWriter::Impl {
                            state_ == State::kFinished ? "finished" : "aborted");
   }
 
-  Status DoWrite(const RecordBatch& batch, const uint32_t* given_ids) {
+  Status DoWrite(const RecordBatch& input, const uint32_t* given_ids) {
+    if (input_schema_ != nullptr) {
+      if (input.schema() == nullptr) return Status::Invalid("the batch has no schema");
+      SLUICE_RETURN_NOT_OK(
+          CheckSameFields(*input_schema_, *input.schema(), "the writer's schema", "the batch"));
+      SLUICE_ASSIGN_OR_RAISE(RecordBatch unpacked, UnpackDictionaries(input, options_.schema));
+      return WriteInWriterSchema(unpacked, given_ids);
+    }
+    return WriteInWriterSchema(input, given_ids);
+  }
+
+  Status WriteInWriterSchema(const RecordBatch& batch, const uint32_t* given_ids) {
     if (batch.schema() != options_.schema && batch.schema() != last_checked_schema_) {
       if (batch.schema() == nullptr) return Status::Invalid("the batch has no schema");
       SLUICE_RETURN_NOT_OK(
@@ -531,6 +550,9 @@ class MapWriter::Impl {
   std::unique_ptr<CompactSegmentEncoder> compact_;  // null unless small partitions are compact
   std::shared_ptr<MemoryBudget> budget_;
   SchemaPtr last_checked_schema_;
+  // With unpack_dictionaries, the schema batches are written in (options_.schema is then the
+  // unpacked one the segments have); null otherwise.
+  SchemaPtr input_schema_;
   State state_ = State::kOpen;
 
   std::vector<HeldBatch> held_;

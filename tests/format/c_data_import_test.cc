@@ -10,6 +10,7 @@
 #include "sluice/format/array_builder.h"
 #include "sluice/format/array_compare.h"
 #include "sluice/format/c_data.h"
+#include "sluice/format/dictionary_values.h"
 
 namespace sluice {
 namespace {
@@ -132,12 +133,28 @@ TEST(CDataImportTest, ImportsNestedFormatsWithNamesAndNullability) {
   EXPECT_EQ(root->releases, 1);
 }
 
-TEST(CDataImportTest, DictionaryFieldsGetTheirValueType) {
+TEST(CDataImportTest, DictionaryFieldsGetTheDictionaryType) {
   CDataFactory factory;
   SchemaNode* field = factory.Schema("c", "d", ARROW_FLAG_NULLABLE, {}, factory.Schema("u"));
   Result<Field> imported = ImportField(&field->schema);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
-  EXPECT_TRUE(imported->Equals(MakeField("d", DataType::Utf8())));
+  EXPECT_TRUE(
+      imported->Equals(MakeField("d", DataType::Dictionary(DataType::Int8(), DataType::Utf8()))));
+  EXPECT_EQ(imported->type->ToString(), "dictionary<values=string, indices=int8, ordered=0>");
+  SchemaNode* ordered = factory.Schema(
+      "I", "o", ARROW_FLAG_NULLABLE | ARROW_FLAG_DICTIONARY_ORDERED, {}, factory.Schema("i"));
+  Result<Field> imported_ordered = ImportField(&ordered->schema);
+  ASSERT_TRUE(imported_ordered.ok()) << imported_ordered.status().ToString();
+  EXPECT_EQ(imported_ordered->type->ToString(),
+            "dictionary<values=int32, indices=uint32, ordered=1>");
+}
+
+TEST(CDataImportTest, RefusesDictionaryOfDictionaries) {
+  CDataFactory factory;
+  SchemaNode* field = factory.Schema("c", "d", ARROW_FLAG_NULLABLE, {},
+                                     factory.Schema("i", "", 2, {}, factory.Schema("u")));
+  EXPECT_TRUE(FailsWith(ImportField(&field->schema).status(),
+                        {"column 'd'", "dictionary-encoded values is not supported"}));
 }
 
 TEST(CDataImportTest, RejectsUnknownFormatString) {
@@ -573,7 +590,14 @@ TEST(CDataImportTest, NamesDeepArraysByTheirPath) {
 // ---------------------------------------------------------------------------------------------
 // Dictionaries
 
-TEST(CDataImportTest, UnpacksInt8IndicesOverUtf8) {
+// A batch's dictionary columns unpacked to their values.
+RecordBatch Unpacked(const RecordBatch& batch) {
+  Result<RecordBatch> unpacked = UnpackDictionaries(batch, UnpackedSchema(batch.schema()));
+  EXPECT_TRUE(unpacked.ok()) << unpacked.status().ToString();
+  return unpacked.ok() ? *unpacked : batch;
+}
+
+TEST(CDataImportTest, KeepsInt8IndicesOverUtf8) {
   CDataFactory factory;
   const void* dictionary_offsets = nullptr;
   const void* dictionary_data = factory.Strings({"red", "green", "blue"}, &dictionary_offsets);
@@ -584,13 +608,17 @@ TEST(CDataImportTest, UnpacksInt8IndicesOverUtf8) {
   SchemaNode* field = factory.Schema("c", "color", 2, {}, factory.Schema("u"));
   Result<RecordBatch> batch = ImportColumn(factory, field, column, 5);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  EXPECT_TRUE(batch->schema()->field(0).Equals(MakeField("color", DataType::Utf8())));
+  EXPECT_TRUE(batch->schema()->field(0).Equals(
+      MakeField("color", DataType::Dictionary(DataType::Int8(), DataType::Utf8()))));
   EXPECT_EQ(batch->column(0).null_count, 1);
-  EXPECT_EQ(StringValues(batch->column(0)), (std::vector<std::optional<std::string>>{
+  EXPECT_EQ(batch->column(0).children.at(0).length, 3);  // the dictionary, as given
+  const RecordBatch values = Unpacked(*batch);
+  EXPECT_TRUE(values.schema()->field(0).Equals(MakeField("color", DataType::Utf8())));
+  EXPECT_EQ(StringValues(values.column(0)), (std::vector<std::optional<std::string>>{
                                                 "blue", std::nullopt, "green", "green", "red"}));
 }
 
-TEST(CDataImportTest, UnpacksUInt32IndicesAndNullDictionaryValues) {
+TEST(CDataImportTest, KeepsUInt32IndicesAndNullDictionaryValues) {
   CDataFactory factory;
   const void* dictionary_offsets = nullptr;
   const void* dictionary_data = factory.Strings({"a", "", "ccc"}, &dictionary_offsets);
@@ -601,11 +629,11 @@ TEST(CDataImportTest, UnpacksUInt32IndicesAndNullDictionaryValues) {
   SchemaNode* field = factory.Schema("I", "d", 2, {}, factory.Schema("u"));
   Result<RecordBatch> batch = ImportColumn(factory, field, column, 4);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  EXPECT_EQ(StringValues(batch->column(0)),
+  EXPECT_EQ(StringValues(Unpacked(*batch).column(0)),
             (std::vector<std::optional<std::string>>{"ccc", std::nullopt, "a", "ccc"}));
 }
 
-TEST(CDataImportTest, UnpacksDictionaryInsideList) {
+TEST(CDataImportTest, KeepsDictionaryInsideList) {
   CDataFactory factory;
   const void* dictionary_offsets = nullptr;
   const void* dictionary_data = factory.Strings({"x", "yy"}, &dictionary_offsets);
@@ -626,11 +654,13 @@ TEST(CDataImportTest, UnpacksDictionaryInsideList) {
   expected.AppendValid();
   AppendStrings(expected.child(0), {std::nullopt, "yy"});
   expected.AppendValid();
+  EXPECT_EQ(batch->schema()->field(0).type->ToString(),
+            "list<item: dictionary<values=string, indices=int16, ordered=0>>");
   std::string difference;
-  EXPECT_TRUE(ArraysEqual(batch->column(0), expected.View(), &difference)) << difference;
+  EXPECT_TRUE(ArraysEqual(Unpacked(*batch).column(0), expected.View(), &difference)) << difference;
 }
 
-TEST(CDataImportTest, UnpacksDictionaryInsideSlicedStruct) {
+TEST(CDataImportTest, KeepsDictionaryInsideSlicedStruct) {
   // The struct's offset (2) applies to its dictionary-encoded child: rows are indices 2.. of it.
   CDataFactory factory;
   const void* dictionary_offsets = nullptr;
@@ -643,11 +673,11 @@ TEST(CDataImportTest, UnpacksDictionaryInsideSlicedStruct) {
   Result<RecordBatch> batch =
       ImportColumn(factory, factory.Schema("+s", "s", 2, {child_schema}), s, 3);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-  EXPECT_EQ(StringValues(batch->column(0).children[0]),
+  EXPECT_EQ(StringValues(Unpacked(*batch).column(0).children[0]),
             (std::vector<std::optional<std::string>>{"r", "q", "p"}));
 }
 
-TEST(CDataImportTest, UnpacksDictionaryOfNestedValues) {
+TEST(CDataImportTest, KeepsDictionaryOfNestedValues) {
   CDataFactory factory;
   // Dictionary values: list<int32> [[1, 2], [], [3]].
   ArrayNode* values = factory.Array(3, {nullptr, factory.Buffer<int32_t>({1, 2, 3})});
@@ -668,7 +698,7 @@ TEST(CDataImportTest, UnpacksDictionaryOfNestedValues) {
   expected.AppendValid();
   expected.AppendValid();
   std::string difference;
-  EXPECT_TRUE(ArraysEqual(batch->column(0), expected.View(), &difference)) << difference;
+  EXPECT_TRUE(ArraysEqual(Unpacked(*batch).column(0), expected.View(), &difference)) << difference;
 }
 
 TEST(CDataImportTest, RejectsDictionaryIndexOutOfRange) {
@@ -682,7 +712,7 @@ TEST(CDataImportTest, RejectsDictionaryIndexOutOfRange) {
       ImportColumn(factory, factory.Schema("c", "d", 2, {}, factory.Schema("u")), column, 3)
           .status();
   EXPECT_TRUE(
-      FailsWith(status, {"column 'd'", "row 1", "dictionary index 7", "dictionary of length 3"}));
+      FailsWith(status, {"column 'd'", "row 1", "dictionary index 7", "dictionary's 3 values"}));
 }
 
 TEST(CDataImportTest, RejectsNegativeDictionaryIndex) {

@@ -196,6 +196,8 @@ typename Hash::State ReferenceHash(const ArrayData& array, int64_t row, typename
       }
       return ReferenceHash<Hash>(array.children[child], child_row, seed);
     }
+    case TypeId::kDictionary:
+      return ReferenceHash<Hash>(array.children[0], DictionaryIndexAt(array, row), seed);
     case TypeId::kRunEndEncoded: {
       // The run holding the row, found by walking the run ends (the engine searches them).
       const ArrayData& run_ends = array.children[0];
@@ -987,8 +989,9 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
   EXPECT_EQ(MurmurOf(batch, {2}), MurmurOf(batch, {3}));
 
   // The same strings and bytes as utf8, large_utf8 and utf8_view, binary, large_binary and
-  // binary_view (inline and out-of-line views), and run-end encoded utf8 (each value its own
-  // run, then a run of three), nulls included.
+  // binary_view (inline and out-of-line views), run-end encoded utf8 (each value its own
+  // run, then a run of three), and dictionaries of utf8 and binary_view (the repeats as one
+  // dictionary value), nulls included.
   const std::vector<TypePtr> string_types = {
       DataType::Utf8(),
       DataType::LargeUtf8(),
@@ -997,15 +1000,20 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
       DataType::LargeBinary(),
       DataType::BinaryView(),
       DataType::RunEndEncoded(DataType::Int32(), DataType::Utf8()),
-      DataType::RunEndEncoded(DataType::Int16(), DataType::Utf8View())};
+      DataType::RunEndEncoded(DataType::Int16(), DataType::Utf8View()),
+      DataType::Dictionary(DataType::Int32(), DataType::Utf8()),
+      DataType::Dictionary(DataType::UInt8(), DataType::BinaryView())};
   std::vector<Field> string_fields;
   for (const TypePtr& type : string_types) {
     string_fields.push_back(MakeField(type->ToString(), type));
   }
   BatchMaker strings(string_fields);
   const auto append = [&](size_t c, const char* value) {
-    if (string_types[c]->id() != TypeId::kRunEndEncoded) return strings[c].AppendString(value);
-    strings[c].child(1).AppendString(value);
+    const TypeId id = string_types[c]->id();
+    if (id != TypeId::kRunEndEncoded && id != TypeId::kDictionary) {
+      return strings[c].AppendString(value);
+    }
+    strings[c].child(id == TypeId::kDictionary ? 0 : 1).AppendString(value);
     strings[c].AppendValid();
   };
   for (const char* value :
@@ -1017,6 +1025,14 @@ TEST(ColumnHashTest, EachEncodingOfAValueHashesAlike) {
     for (int repeat = 0; repeat < 2; ++repeat) {
       if (string_types[c]->id() == TypeId::kRunEndEncoded) {
         strings[c].AppendValid();  // the last run once more
+      } else if (string_types[c]->id() == TypeId::kDictionary) {
+        // The last dictionary value once more, by its index.
+        const int64_t index = strings[c].child(0).length() - 1;
+        if (string_types[c]->index_type()->id() == TypeId::kInt32) {
+          strings[c].Append<int32_t>(static_cast<int32_t>(index));
+        } else {
+          strings[c].Append<uint8_t>(static_cast<uint8_t>(index));
+        }
       } else {
         strings[c].AppendString("repeated");
       }

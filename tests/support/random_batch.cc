@@ -299,6 +299,33 @@ void AppendRandomValue(ArrayBuilder& builder, bool nullable, std::mt19937_64& rn
       builder.AppendUnion(child);
       break;
     }
+    case TypeId::kDictionary: {
+      // A row reuses a value of the dictionary half the time (always once an 8-bit index type
+      // would run out), else adds one.
+      ArrayBuilder& values = builder.child(0);
+      const int64_t width = BitWidth(*type.index_type()) / 8;
+      if (values.length() == 0 || ((rng() & 1) != 0 && !(width == 1 && values.length() >= 100))) {
+        AppendRandomValue(values, true, rng, options);
+        builder.AppendValid();
+        break;
+      }
+      const auto index = static_cast<int64_t>(rng() % static_cast<uint64_t>(values.length()));
+      switch (width) {
+        case 1:
+          builder.Append<int8_t>(static_cast<int8_t>(index));
+          break;
+        case 2:
+          builder.Append<int16_t>(static_cast<int16_t>(index));
+          break;
+        case 4:
+          builder.Append<int32_t>(static_cast<int32_t>(index));
+          break;
+        default:
+          builder.Append<int64_t>(index);
+          break;
+      }
+      break;
+    }
     case TypeId::kRunEndEncoded:
       // Runs of one to a few rows: a row repeats the last run's value half the time.
       if (builder.child(1).length() == 0 || (rng() & 1) != 0) {

@@ -16,7 +16,9 @@
 // AppendNull() and AppendEmptyValue() start a run of their own. Its run ends (child(0)) are
 // kept by the builder. A union row is a value appended to one child, then AppendUnion(child):
 // a sparse union appends an empty value to every other child itself; AppendNull() is a null
-// of the first child (a union has no nulls of its own).
+// of the first child (a union has no nulls of its own). A dictionary row is its value appended
+// to child(0), the dictionary, then AppendValid() (every row a value of its own), or an index
+// into the values appended so far with Append<I>() of the index type's width.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +51,9 @@ class ArrayBuilder {
   void AppendEmptyValue();
   /// Closes a union row whose value was just appended to child(`child`).
   void AppendUnion(size_t child);
-  /// Closes a non-null list or map entry (elements already appended to child(0)) or a struct
-  /// row (one value already appended to every child).
+  /// Closes a non-null list or map entry (elements already appended to child(0)), a struct
+  /// row (one value already appended to every child), or a dictionary row (its value already
+  /// appended to child(0)).
   void AppendValid();
 
   /// Appends a fixed-width value; T must match the type's width (bool for boolean).
@@ -84,6 +87,7 @@ class ArrayBuilder {
   void AppendBit(bool value);
   void AppendOffset();
   void AppendRunEnd();
+  void AppendLastDictionaryIndex();
 
   const DataType* type_;
   int64_t length_ = 0;

@@ -18,6 +18,10 @@
 // push a struct's offset down into its children; Slice() slices them together. A sparse union's
 // children are aligned with it the same way.
 //
+// A dictionary array holds its indices as buffers[1] (of its type's index_type()) and its
+// dictionary, a whole array of the value type, as children[0]; the indices refer to rows of
+// that child's view.
+//
 // Unions have no validity bitmap (their nulls are their children's, and null_count is 0):
 // buffers[0] holds the int8 type ids and, for a dense union, buffers[1] the int32 offsets into
 // the selected child, as the IPC and C Data layouts number them.
@@ -153,6 +157,11 @@ inline std::pair<int, int64_t> UnionChildRow(const ArrayData& array, int64_t ind
   if (array.type->id() == TypeId::kSparseUnion) return {child, index};
   return {child, bits::LoadUnaligned<int32_t>(array.buffers[1].data + (array.offset + index) * 4)};
 }
+
+/// Returns the dictionary index of row `index` (from the view's start) of a dictionary array,
+/// whatever its index type (an unsigned 64-bit index above INT64_MAX reads as -1). A null row's
+/// index is whatever its slot holds.
+int64_t DictionaryIndexAt(const ArrayData& array, int64_t index);
 
 /// Returns entry `index` (from the view's start) of a run_ends array (int16, int32 or int64).
 int64_t RunEndAt(const ArrayData& run_ends, int64_t index);

@@ -53,6 +53,12 @@ inline constexpr int kMaxNestingDepth = 64;
 /// untrusted bytes may report it as Corrupt instead.
 Status ValidateArray(const ArrayData& array, std::string_view path);
 
+/// Checks that every non-null row of a dictionary array (its indices buffer large enough, its
+/// dictionary children[0] validated) has an index inside the dictionary: what ValidateArray
+/// checks of a dictionary array beyond its dictionary, for a decoder that validated the
+/// dictionary once and attaches it to many batches.
+Status ValidateDictionaryIndices(const ArrayData& array, std::string_view path);
+
 /// Checks that every utf8 and large_utf8 value of `array` (its children too) is valid UTF-8,
 /// for a host that asks (validate-utf8): Sluice otherwise carries string bytes unchanged, valid
 /// or not, as Arrow IPC does. `array` must have passed ValidateArray. Returns Invalid naming the

@@ -4,9 +4,8 @@
 // shuffles: null, boolean, signed and unsigned integers, half, single and double floats,
 // date32/64, time32/64, timestamps, durations, the three intervals, decimal32/64/128/256, the four
 // variable-length binary types, fixed-size binary, list, large list, fixed-size list, struct and
-// map.
-// Dictionary-encoded input is unpacked when it is imported (see c_data.h), so no dictionary
-// type exists here.
+// map, and dictionary-encoded columns (kept encoded through the shuffle; importers unpack them
+// only when asked).
 //
 // Types are immutable and shared (`TypePtr`). Arrays refer to their type by plain pointer
 // (`ArrayData::type`); the Schema or batch that owns the arrays keeps the types alive.
@@ -69,6 +68,7 @@ enum class TypeId : uint8_t {
   kRunEndEncoded,  ///< No buffers: children run_ends (int16/32/64) and values, one per run.
   kSparseUnion,    ///< int8 type ids (buffers[0]); every child as long as the union.
   kDenseUnion,     ///< int8 type ids (buffers[0]), int32 offsets into the child (buffers[1]).
+  kDictionary,     ///< Integer indices (buffers[1]) into a dictionary of values (children[0]).
 };
 
 /// The resolution of a timestamp.
@@ -118,6 +118,13 @@ class DataType {
   int child_for_type_code(int8_t code) const {
     return code >= 0 ? child_for_code_[static_cast<size_t>(code)] : -1;
   }
+
+  /// kDictionary only: the integer type of the indices and the type of the dictionary's values.
+  /// The values are not a child: a RecordBatch lays out the indices, and the values travel in
+  /// DictionaryBatch messages (an ArrayData holds them as children[0]).
+  const TypePtr& index_type() const { return index_type_; }
+  const TypePtr& value_type() const { return value_type_; }
+  bool ordered() const { return ordered_; }  ///< kDictionary only.
 
   /// Returns true when both types and all their parameters and children are equal.
   bool Equals(const DataType& other) const;
@@ -182,6 +189,9 @@ class DataType {
   static TypePtr SparseUnion(std::vector<Field> fields, std::vector<int8_t> type_codes);
   static TypePtr DenseUnion(std::vector<Field> fields, std::vector<int8_t> type_codes);
   static TypePtr Struct(std::vector<Field> fields);
+  /// Builds dictionary<values=V, indices=I, ordered=0>: `index_type` a signed or unsigned
+  /// integer type.
+  static TypePtr Dictionary(TypePtr index_type, TypePtr value_type, bool ordered = false);
   /// Builds map<key, value> as Arrow lays it out: entries: struct<key not null, value>, not null.
   static TypePtr Map(TypePtr key, TypePtr value, bool value_nullable = true,
                      bool keys_sorted = false);
@@ -204,6 +214,9 @@ class DataType {
   std::array<int8_t, 128> child_for_code_{};
   std::string timezone_;
   std::vector<Field> children_;
+  TypePtr index_type_;
+  TypePtr value_type_;
+  bool ordered_ = false;
 };
 
 /// Returns a readable name of a type id, such as "int32".
@@ -258,11 +271,22 @@ bool IsRunEndType(TypeId id);
 /// Returns true for sparse and dense unions.
 bool IsUnion(TypeId id);
 
+/// Returns true for the signed and unsigned integer types (dictionary index types).
+bool IsInteger(TypeId id);
+
+/// Returns true when `type` is or holds a dictionary-encoded type.
+bool HasDictionary(const DataType& type);
+
+/// Returns a nested type like `type` (list, large list, list views, fixed-size list, map,
+/// run-end encoded, unions, struct) with `children` for its children.
+TypePtr WithChildren(const DataType& type, std::vector<Field> children);
+
 /// Returns the number of buffers an array of this type has in Arrow's layout, the validity
 /// bitmap included (a union has none: its type ids are buffer 0, a dense union's offsets buffer
 /// 1): 0 for null and run-end encoded, 1 for a sparse union, for struct and fixed-size list, 2 for
-/// fixed-width, list and map (and the validity and views of a view type, whose variadic buffers
-/// come after them), 3 for binary-like and list views (validity, offsets, sizes).
+/// fixed-width, dictionary (validity and indices), list and map (and the validity and views of a
+/// view type, whose variadic buffers come after them), 3 for binary-like and list views (validity,
+/// offsets, sizes).
 int BufferCount(TypeId id);
 
 /// Builds a Field.

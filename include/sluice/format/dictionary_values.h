@@ -1,8 +1,7 @@
 // Dictionary-encoded arrays unpacked to their values.
 //
-// Sluice carries a dictionary-encoded field as the values its indices select: the C Data
-// importer and the IPC decoder both unpack such fields here, so an index out of range is
-// refused alike on every path.
+// Sluice carries dictionary-encoded columns as they are (DataType::Dictionary); a host that wants
+// the values instead (MapWriterOptions::unpack_dictionaries) unpacks its batches here.
 #pragma once
 
 #include <string_view>
@@ -23,5 +22,16 @@ void AppendArrayValue(ArrayBuilder& builder, const ArrayData& source, int64_t ro
 /// `path` and the row.
 Result<ArrayData> UnpackDictionary(const ArrayData& indices, const ArrayData& dictionary,
                                    std::string_view path, std::vector<MemoryOwner>* owners);
+
+/// Returns `type` with every dictionary type in it replaced by its values' type.
+TypePtr UnpackedType(const TypePtr& type);
+
+/// Returns `schema` with UnpackedType applied to every field (metadata kept).
+SchemaPtr UnpackedSchema(const SchemaPtr& schema);
+
+/// Returns `batch` (validated) with every dictionary-encoded array in it, nested ones included,
+/// replaced by the values its indices select, laid out in `unpacked` (UnpackedSchema of the
+/// batch's schema). Columns without dictionaries are kept as they are.
+Result<RecordBatch> UnpackDictionaries(const RecordBatch& batch, const SchemaPtr& unpacked);
 
 }  // namespace sluice

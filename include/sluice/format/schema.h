@@ -40,6 +40,9 @@ class Schema {
 
 using SchemaPtr = std::shared_ptr<const Schema>;
 
+/// Returns true when a field of `schema` is or holds a dictionary-encoded type.
+bool HasDictionary(const Schema& schema);
+
 /// Returns OK when `given` has the fields of `expected` (names, types, nullability), or an
 /// Invalid naming the first difference: the column's position and name, and both types in
 /// Arrow's words ("column 1 'price': expected double, got int64"). `expected_name` and

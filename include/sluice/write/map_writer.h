@@ -62,6 +62,11 @@ struct MapWriterOptions {
   /// option (`lz4 -d -D`, `zstd -d -D`, given the data file's first segment decompressed), and a
   /// Sluice reader of fetched blocks is given the schema. On by default.
   bool compact_schema_dictionary = true;
+  /// Write dictionary-encoded columns as the values their indices select instead of keeping
+  /// them encoded. Default false: each block is preceded by a DictionaryBatch message of the
+  /// values its rows use, which a block of few rows of a large dictionary makes much smaller.
+  /// (Segments of a schema with dictionaries are never compact.)
+  bool unpack_dictionaries = false;
   /// Where buffered data is charged. Null means a private FixedMemoryBudget of `memory_limit`.
   std::shared_ptr<MemoryBudget> memory_budget;
   /// The private budget's size when `memory_budget` is null; -1 means unlimited.
