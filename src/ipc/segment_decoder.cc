@@ -366,8 +366,10 @@ class SegmentDecoder::Impl {
       if (message.end_of_stream) {
         finished_ = true;
         // The batches hold the input bytes they view; the decoder needs them no longer, so a
-        // reader's buffer (or a host's block) goes back as soon as its last batch does.
+        // reader's buffer (or a host's block) goes back as soon as its last batch does (the
+        // stream's dictionaries, which may view them too, included).
         owner_ = nullptr;
+        memo_.reset();
         // A compact segment's stream ends where its frame's content does, trailing bytes
         // allowed or not (those after the frame were checked by BeginCompact).
         const bool exact = compact_extent_ >= 0 || !options_.allow_trailing_bytes;
@@ -639,6 +641,10 @@ class SegmentDecoder::Impl {
     auto batch = DecodeRecordBatch(message, dictionary->data());
     current_ = stream;
     if (!batch.ok()) return batch.status();
+    // Decoded as a block would be, counted apart.
+    metrics_.blocks -= 1;
+    metrics_.rows -= (*batch)->num_rows();
+    metrics_.dictionary_batches += 1;
     return memo_->Add(dictionary->id(), **batch, dictionary->is_delta(), where);
   }
 

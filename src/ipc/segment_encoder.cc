@@ -71,6 +71,10 @@ class SegmentEncoder::Impl {
     return {schema_message_.data(), static_cast<size_t>(schema_message_.size())};
   }
 
+  // True when the last block failed only because a dictionary column's block dictionary would
+  // hold more values than its index type numbers.
+  bool dictionary_overflow() const { return plan_.dictionary_overflow; }
+
   void Bind(std::span<const RecordBatch* const> batches) {
     for (size_t c = 0; c < columns_.size(); ++c) {
       std::vector<const ArrayData*>& sources = column_sources_[c];
@@ -473,7 +477,14 @@ void SegmentEncoder::BindBatches(std::span<const RecordBatch* const> batches) {
 
 Status SegmentEncoder::AppendRows(const uint32_t* sources, const uint32_t* rows, int64_t count,
                                   AlignedBuffer* out, int64_t readable_ahead) {
-  return impl_->Append(impl_->SelectRows(sources, rows, count, readable_ahead), out, &metrics_);
+  Status status =
+      impl_->Append(impl_->SelectRows(sources, rows, count, readable_ahead), out, &metrics_);
+  if (status.ok() || !impl_->dictionary_overflow() || count < 2) return status;
+  // Rows of batches whose dictionaries together hold more values than a dictionary column's
+  // index type numbers: two blocks, each with a dictionary of its own (nothing was appended).
+  const int64_t half = count / 2;
+  SLUICE_RETURN_NOT_OK(AppendRows(sources, rows, half, out, count - half + readable_ahead));
+  return AppendRows(sources + half, rows + half, count - half, out, readable_ahead);
 }
 
 Status SegmentEncoder::AppendRecordBatch(const RecordBatch& batch, AlignedBuffer* out) {

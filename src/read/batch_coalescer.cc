@@ -28,27 +28,37 @@ Status BatchCoalescer::Add(RecordBatch batch, BatchQueue* out) {
 
 Status BatchCoalescer::Flush(BatchQueue* out) {
   if (held_.empty()) return Status::OK();
-  if (held_.size() == 1 || HasDictionary(*held_.front().schema())) {
-    // Batches with dictionary columns go as they are, each with its own dictionaries.
-    for (RecordBatch& batch : held_) out->push_back(std::move(batch));
-  } else {
-    const auto start = std::chrono::steady_clock::now();
-    if (concatenator_ == nullptr) {
-      SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(held_.front().schema()));
-    }
-    pointers_.clear();
-    for (const RecordBatch& batch : held_) pointers_.push_back(&batch);
-    SLUICE_ASSIGN_OR_RAISE(RecordBatch joined, concatenator_->Concatenate(pointers_));
-    out->push_back(std::move(joined));
-    counters_.coalesced_batches += 1;
-    counters_.coalesced_inputs += static_cast<int64_t>(held_.size());
-    counters_.coalesce_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::steady_clock::now() - start)
-                                    .count();
-  }
+  SLUICE_RETURN_NOT_OK(Join(0, held_.size(), out));
   held_.clear();
   held_rows_ = 0;
   held_bytes_ = 0;
+  return Status::OK();
+}
+
+Status BatchCoalescer::Join(size_t begin, size_t end, BatchQueue* out) {
+  if (end - begin == 1) {
+    out->push_back(std::move(held_[begin]));
+    return Status::OK();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (concatenator_ == nullptr) {
+    SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(held_[begin].schema()));
+  }
+  pointers_.clear();
+  for (size_t i = begin; i < end; ++i) pointers_.push_back(&held_[i]);
+  Result<RecordBatch> joined = concatenator_->Concatenate(pointers_);
+  if (!joined.ok()) {
+    if (!concatenator_->dictionary_overflow()) return joined.status();
+    const size_t middle = begin + (end - begin) / 2;
+    SLUICE_RETURN_NOT_OK(Join(begin, middle, out));
+    return Join(middle, end, out);
+  }
+  out->push_back(std::move(joined).ValueUnsafe());
+  counters_.coalesced_batches += 1;
+  counters_.coalesced_inputs += static_cast<int64_t>(end - begin);
+  counters_.coalesce_nanos +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
   return Status::OK();
 }
 

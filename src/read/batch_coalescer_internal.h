@@ -4,7 +4,9 @@
 // Consecutive small batches are held and joined into one by a BatchConcatenator (one copy of
 // each value into one arena); the join happens when adding the next batch would pass a target.
 // A batch of at least half a target passes through untouched (no copy), after the batches held
-// before it. A single held batch is emitted as it is. Empty batches are dropped.
+// before it. A single held batch is emitted as it is. Empty batches are dropped. Batches whose
+// dictionaries together need more values than a dictionary column's index type numbers are
+// joined in smaller groups.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +41,10 @@ class BatchCoalescer {
   const CoalesceCounters& counters() const { return counters_; }
 
  private:
+  // Joins held_[begin, end) into one batch appended to `out`; in two (or more) where their
+  // dictionaries together overflow a dictionary column's index type.
+  Status Join(size_t begin, size_t end, BatchQueue* out);
+
   const int64_t target_rows_;
   const int64_t target_bytes_;
   std::vector<RecordBatch> held_;

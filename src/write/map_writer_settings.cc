@@ -183,14 +183,15 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     return Status::OK();
   }
   if (key == "spark-files" || key == "overwrite" || key == "sync" || key == "validate-utf8" ||
-      key == "compact-schema-dictionary") {
+      key == "compact-schema-dictionary" || key == "unpack-dictionaries") {
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
-    (key == "spark-files"     ? options->write_spark_files
-     : key == "overwrite"     ? options->overwrite
-     : key == "sync"          ? options->sync
-     : key == "validate-utf8" ? options->validate_utf8
-                              : options->compact_schema_dictionary) = *flag;
+    (key == "spark-files"                 ? options->write_spark_files
+     : key == "overwrite"                 ? options->overwrite
+     : key == "sync"                      ? options->sync
+     : key == "validate-utf8"             ? options->validate_utf8
+     : key == "compact-schema-dictionary" ? options->compact_schema_dictionary
+                                          : options->unpack_dictionaries) = *flag;
     return Status::OK();
   }
   return Status::Invalid("unknown map writer setting '", key,
@@ -199,7 +200,8 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
                          "max-held-bytes, compact-segment-bytes, compact-schema-dictionary, "
                          "spill-dirs, checksum, data-path, "
                          "spark-files, index-path, "
-                         "checksum-path, overwrite, sync, flush-bytes, validate-utf8)");
+                         "checksum-path, overwrite, sync, flush-bytes, validate-utf8, "
+                         "unpack-dictionaries)");
 }
 
 }  // namespace sluice

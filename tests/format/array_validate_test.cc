@@ -26,6 +26,10 @@ struct Node {
 
 void CollectNodes(ArrayData& array, const std::string& path, std::vector<Node>* nodes) {
   nodes->push_back(Node{&array, path});
+  if (array.type->id() == TypeId::kDictionary) {
+    CollectNodes(array.children[0], path + "[dictionary]", nodes);
+    return;
+  }
   for (size_t i = 0; i < array.children.size(); ++i) {
     CollectNodes(array.children[i], path + "." + array.type->children()[i].name, nodes);
   }

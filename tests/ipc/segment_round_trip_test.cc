@@ -105,7 +105,7 @@ TEST_P(SegmentRoundTripTest, BlocksOfChangingSizesInOneSegment) {
 // decompresses into it; an arena a batch still holds is never reused.
 TEST_P(SegmentRoundTripTest, ADroppedBatchLendsItsArenaToALaterBlock) {
   if (GetParam() == CompressionCodec::kNone) GTEST_SKIP() << "uncompressed bodies are views";
-  auto schema = testing::AllTypesSchema(3);
+  auto schema = testing::AllTypesSchema(3, /*with_dictionaries=*/false);
   // Blocks of one size: a larger block would grow its arena (see the next test).
   const std::vector<RecordBatch> batches(4, testing::RandomBatch(schema, 100, 1));
   const AlignedBuffer bytes = EncodeEveryBuffer(GetParam(), batches);
@@ -217,7 +217,7 @@ TEST_P(SegmentRoundTripTest, SlicedBatches) {
 }
 
 TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
-  auto schema = testing::AllTypesSchema(3);
+  auto schema = testing::AllTypesSchema(3, /*with_dictionaries=*/false);
   SegmentEncoderOptions options;
   options.codec = GetParam();
   auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
@@ -284,7 +284,7 @@ TEST_P(SegmentRoundTripTest, GathersRowsFromSeveralBatches) {
 // entry; both give the rows asked for, whatever the stretch lengths around the look-ahead
 // distance.
 TEST_P(SegmentRoundTripTest, GathersRowsGroupedBySource) {
-  auto schema = testing::AllTypesSchema(3);
+  auto schema = testing::AllTypesSchema(3, /*with_dictionaries=*/false);
   SegmentEncoderOptions options;
   options.codec = GetParam();
   auto encoder = SegmentEncoder::Make(schema, options).ValueOrDie();
@@ -389,7 +389,8 @@ TEST_P(SegmentRoundTripTest, DecoderBuildsABatchInRecycledStorage) {
   }
   const SchemaPtr flat = std::make_shared<Schema>(std::move(leaf_fields));
   // Nested columns first, where a flat schema's columns will be built.
-  std::vector<Field> nested_fields = testing::AllTypesSchema(2)->fields();
+  std::vector<Field> nested_fields =
+      testing::AllTypesSchema(2, /*with_dictionaries=*/false)->fields();
   std::reverse(nested_fields.begin(), nested_fields.end());
   const SchemaPtr nested = std::make_shared<Schema>(std::move(nested_fields));
   for (const SchemaPtr& lender_schema : {flat, nested}) {

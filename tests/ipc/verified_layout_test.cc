@@ -107,7 +107,8 @@ TEST(RangesOutsideTest, RefusesValuesThatOverlapStructureOrEachOther) {
 class VerifiedLayoutTest : public ::testing::TestWithParam<CompressionCodec> {};
 
 TEST_P(VerifiedLayoutTest, AMatchIsAlwaysAMessageTheVerifierAccepts) {
-  for (const SchemaPtr& schema : {testing::MixedSchema(), testing::AllTypesSchema(2)}) {
+  for (const SchemaPtr& schema :
+       {testing::MixedSchema(), testing::AllTypesSchema(2, /*with_dictionaries=*/false)}) {
     const Bytes segment =
         Encode(schema, {testing::RandomBatch(schema, 5, 1), testing::RandomBatch(schema, 9, 2)},
                GetParam());

@@ -116,7 +116,7 @@ SchemaPtr SchemaWithFieldMetadata() {
                                   KeyValueMetadata{{"writer", "sluice tests"}});
 }
 
-SchemaPtr AllTypesSchema(int nested_depth) {
+SchemaPtr AllTypesSchema(int nested_depth, bool with_dictionaries) {
   std::vector<Field> fields;
   int index = 0;
   for (const auto& type : AllLeafTypes()) {
@@ -157,6 +157,19 @@ SchemaPtr AllTypesSchema(int nested_depth) {
       DataType::DenseUnion({MakeField("s", DataType::Utf8()), MakeField("l", DataType::List(inner)),
                             MakeField("d", DataType::Float64())},
                            {3, 1, 7})));
+  if (!with_dictionaries) {
+    fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
+    return std::make_shared<Schema>(std::move(fields));
+  }
+  fields.push_back(MakeField("c" + std::to_string(index++),
+                             DataType::Dictionary(DataType::Int32(), DataType::Utf8())));
+  fields.push_back(MakeField("c" + std::to_string(index++),
+                             DataType::Dictionary(DataType::Int8(), DataType::Int64())));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++),
+                DataType::List(DataType::Dictionary(DataType::UInt16(), DataType::Utf8View()))));
+  fields.push_back(
+      MakeField("c" + std::to_string(index++), DataType::Dictionary(DataType::UInt32(), inner)));
   fields.push_back(MakeField("c" + std::to_string(index++), DataType::Int64(), false));
   return std::make_shared<Schema>(std::move(fields));
 }

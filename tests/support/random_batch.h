@@ -33,8 +33,11 @@ SchemaPtr MixedSchema();
 /// Returns a small schema of three nullable columns: k Int64, s Utf8, d Float64.
 SchemaPtr KeyTextValueSchema();
 
-/// Returns a schema with one column of every leaf type and nested columns of the given depth.
-SchemaPtr AllTypesSchema(int nested_depth);
+/// Returns a schema with one column of every leaf type and nested columns of the given depth,
+/// dictionary-encoded columns among them unless `with_dictionaries` is false (for tests of
+/// what a dictionary column turns off: compact segments, one block per gather, a decoder's
+/// storage reuse).
+SchemaPtr AllTypesSchema(int nested_depth, bool with_dictionaries = true);
 
 /// Returns a schema whose fields carry metadata at every level: extension types (arrow.uuid on
 /// fixed_size_binary[16], arrow.json on utf8), plain keys on a list's element, a struct's child

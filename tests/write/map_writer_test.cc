@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sluice/format/array_builder.h"
+#include "sluice/format/dictionary_values.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/write/map_writer_settings.h"
 #include "support/map_output_check.h"
@@ -421,6 +422,38 @@ TEST(MapWriterTest, InvalidUtf8PassesUnchangedUnlessValidated) {
   auto refused = WriteAll(options, {batch});
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(), "column 's': value 1 is not valid UTF-8 (byte 0 of its 2)");
+}
+
+// Dictionary columns (top level, in a list, of a struct) stay dictionary-encoded: every
+// partition reads back with the rows' values. With unpack-dictionaries the output has the
+// values' types instead, and the same values.
+TEST(MapWriterTest, DictionaryColumnsAreKeptOrUnpacked) {
+  const SchemaPtr schema = testing::AllTypesSchema(1);
+  std::vector<RecordBatch> batches;
+  for (uint64_t seed = 0; seed < 3; ++seed) {
+    batches.push_back(testing::RandomBatch(schema, 300, 70 + seed, {.null_probability = 0.2}));
+  }
+  testing::TemporaryDirectory directory;
+  MapWriterOptions options;
+  options.schema = schema;
+  options.partitioning = Hash(7, {static_cast<int>(schema->num_fields()) - 2});
+  options.encoding.codec = CompressionCodec::kLz4Frame;
+  options.data_path = directory.Join("kept.data");
+  auto kept = WriteAll(options, batches);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(testing::CheckMapOutput(*kept, batches, options.partitioning), 900);
+
+  options.data_path = directory.Join("unpacked.data");
+  ASSERT_TRUE(ApplyMapWriterSetting(&options, "unpack-dictionaries", "true").ok());
+  auto unpacked = WriteAll(options, batches);
+  ASSERT_TRUE(unpacked.ok()) << unpacked.status().ToString();
+  const SchemaPtr values_schema = UnpackedSchema(schema);
+  EXPECT_FALSE(HasDictionary(*values_schema));
+  std::vector<RecordBatch> values;
+  for (const RecordBatch& batch : batches) {
+    values.push_back(UnpackDictionaries(batch, values_schema).ValueOrDie());
+  }
+  EXPECT_EQ(testing::CheckMapOutput(*unpacked, values, options.partitioning), 900);
 }
 
 TEST(MapWriterTest, PerPartitionStateIsReportedAndSmallIsScratch) {

@@ -17,8 +17,15 @@ class BatchConcatenator {
   static Result<std::unique_ptr<BatchConcatenator>> Make(SchemaPtr schema);
   ~BatchConcatenator();
 
-  /// Returns the rows of `batches`, in order, as one batch that owns its memory (one arena).
+  /// Returns the rows of `batches`, in order, as one batch that owns its memory. A dictionary
+  /// column's dictionary holds the values its rows use, each batch's once (batches sharing a
+  /// dictionary share its values).
   Result<RecordBatch> Concatenate(std::span<const RecordBatch* const> batches);
+
+  /// True when the last Concatenate failed only because a dictionary column would need more
+  /// values than its index type numbers (batches with different dictionaries): fewer batches
+  /// at a time fit.
+  bool dictionary_overflow() const;
 
  private:
   class Impl;

@@ -41,8 +41,11 @@ struct SegmentDecoderOptions {
 /// What a decoder has done since it was made.
 struct SegmentDecoderMetrics {
   int64_t segments = 0;
+  /// RecordBatch messages decoded and their rows.
   int64_t blocks = 0;
   int64_t rows = 0;
+  /// DictionaryBatch messages decoded (not counted as blocks).
+  int64_t dictionary_batches = 0;
   /// Schema messages parsed (cache misses) and found in the cache (hits).
   int64_t schemas_parsed = 0;
   int64_t schemas_cached = 0;
