@@ -551,11 +551,9 @@ Result<ImportedSchema> ImportTopLevelSchema(const ArrowSchema* schema) {
 // ---------------------------------------------------------------------------------------------
 // Arrays
 
-// Imports C arrays into views; dictionary buffers it builds are appended to `owners`.
+// Imports C arrays into views (a dictionary-encoded array's dictionary as its child).
 class ArrayImporter {
  public:
-  explicit ArrayImporter(std::vector<MemoryOwner>* owners) : owners_(owners) {}
-
   // Imports `array` as a view of `type`. For a struct's child, `parent_length` >= 0 and the view
   // covers rows [parent_offset, parent_offset + parent_length) of the array (the struct's offset
   // applies to its children); otherwise (parent_length < 0) the view is the whole array.
@@ -579,8 +577,6 @@ class ArrayImporter {
                              const CDataEncoding* encoding, int64_t view_offset,
                              int64_t view_length, const std::string& path, int depth,
                              ArrayData* out);
-
-  std::vector<MemoryOwner>* owners_;
 };
 
 Status CheckArrayHeader(const ArrowArray* array, const std::string& path) {
@@ -730,7 +726,7 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   if (array->dictionary != nullptr && !dictionary_encoded) {
     return Invalid(path,
                    "ArrowArray.dictionary is set but the schema does not describe the field as "
-                   "dictionary-encoded (import the schema with ImportSchemaWithDictionaries)");
+                   "dictionary-encoded");
   }
   if (dictionary_encoded && array->dictionary == nullptr) {
     return Invalid(path, "ArrowArray.dictionary is NULL but the field is dictionary-encoded");
@@ -1164,7 +1160,7 @@ Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const ImportedSchema& s
   }
   std::vector<MemoryOwner> owners;
   owners.push_back(owned);
-  ArrayImporter importer(&owners);
+  ArrayImporter importer;
   std::vector<ArrayData> columns(columns_schema.num_fields());
   for (size_t i = 0; i < columns.size(); ++i) {
     const Field& field = columns_schema.field(i);

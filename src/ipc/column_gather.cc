@@ -537,7 +537,7 @@ class ViewGather final : public GatherNode<ViewGather> {
       if (!from.IsNull(row)) data_size += OutOfLineSize(from.view(row));
     });
     if (data_size > std::numeric_limits<int32_t>::max()) plan->offsets_overflow = true;
-    plan->buffers.push_back(PlannedBuffer{data_size, nullptr, nullptr});
+    plan->buffers.push_back(PlannedBuffer{data_size, nullptr, nullptr, /*variadic=*/true});
   }
 
   template <typename Selection>

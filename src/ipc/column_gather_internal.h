@@ -77,6 +77,10 @@ struct PlannedBuffer {
   /// Where the gathered bytes go; set by the caller between Plan and Write for every buffer
   /// whose `direct` is null and whose size is not zero.
   uint8_t* destination = nullptr;
+  /// The data buffer of a view column (a variadic buffer). An empty one is still written with
+  /// the 8-byte length prefix when compressed: polars reads a variadic buffer's prefix
+  /// whatever its length (and panics on an empty one), as it does not for other buffers.
+  bool variadic = false;
 };
 
 /// The nodes and buffers of one block, reused from block to block.

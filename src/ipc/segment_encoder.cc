@@ -204,8 +204,8 @@ class SegmentEncoder::Impl {
   }
 
   // Appends a DictionaryBatch message for each dictionary-encoded column of the block just
-  // planned: the values its rows use, under the column's id (its place in pre-order), replacing
-  // the dictionary of the block before, as Arrow's stream format allows.
+  // planned: the values its rows use, uncompressed, under the column's id (its place in
+  // pre-order), replacing the dictionary of the block before, as Arrow's stream format allows.
   Status AppendDictionaryBatches(AlignedBuffer* out, SegmentEncoderMetrics* metrics) {
     for (size_t id = 0; id < dictionaries_.size(); ++id) {
       ipc::DictionaryColumn& dictionary = *dictionaries_[id];
@@ -229,13 +229,11 @@ class SegmentEncoder::Impl {
       }
       size_t buffer_index = 0;
       dictionary.values().Write(used, &dictionary_plan_, &buffer_index);
-      // The body first (its buffer entries go into the header), then header and body.
+      // The body first (its buffer entries go into the header), then header and body. Never
+      // compressed: nanoarrow 0.9 reads a DictionaryBatch's buffers as raw bytes whatever its
+      // compression says (pyarrow's compressed dictionaries too), and would misread them.
       dictionary_body_.Clear();
-      if (codec_ != CompressionCodec::kNone) {
-        SLUICE_RETURN_NOT_OK(CompressBody(dictionary_plan_, &dictionary_body_).status());
-      } else {
-        AppendRawBody(dictionary_plan_, &dictionary_body_);
-      }
+      AppendRawBody(dictionary_plan_, &dictionary_body_);
       const int64_t message_start = out->size();
       AppendDictionaryHeader(static_cast<int64_t>(id), used.count, dictionary_plan_,
                              dictionary_body_.size(), out);
@@ -280,16 +278,10 @@ class SegmentEncoder::Impl {
     const int views = CountBinaryViews(dictionaries_[static_cast<size_t>(id)]->value_type());
     flatbuffers::Offset<flatbuffers::Vector<int64_t>> variadic_offset;
     if (views > 0) variadic_offset = builder.CreateVector(std::vector<int64_t>(views, 1));
-    flatbuffers::Offset<fb::BodyCompression> compression;
-    if (codec_ != CompressionCodec::kNone) {
-      compression =
-          fb::CreateBodyCompression(builder, ArrowCodec(codec_), fb::BodyCompressionMethod::BUFFER);
-    }
     fb::RecordBatchBuilder batch(builder);
     batch.add_length(length);
     batch.add_nodes(nodes_offset);
     batch.add_buffers(buffers_offset);
-    if (codec_ != CompressionCodec::kNone) batch.add_compression(compression);
     if (views > 0) batch.add_variadic_buffer_counts(variadic_offset);
     auto batch_offset = batch.Finish();
     auto dictionary = fb::CreateDictionaryBatch(builder, id, batch_offset, /*isDelta=*/false);
@@ -387,13 +379,13 @@ class SegmentEncoder::Impl {
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       const PlannedBuffer& buffer = plan.buffers[i];
       buffer_offsets_[i] = out->size() - body_start;
-      if (buffer.size == 0) {
+      if (buffer.size == 0 && !buffer.variadic) {
         // Arrow writes empty buffers without a prefix.
         buffer_lengths_[i] = 0;
         continue;
       }
       const uint8_t* source = buffer.direct != nullptr ? buffer.direct : buffer.destination;
-      const bool try_codec = buffer.size >= min_compress_bytes_;
+      const bool try_codec = buffer.size > 0 && buffer.size >= min_compress_bytes_;
       const int64_t capacity = try_codec ? compressor_->MaxCompressedSize(buffer.size) : 0;
       const int64_t start = out->size();
       out->Reserve(start + ipc::kCompressedLengthPrefixSize + std::max(capacity, buffer.size) +
@@ -409,7 +401,7 @@ class SegmentEncoder::Impl {
       if (compressed >= buffer.size) {
         // Compression does not pay: store the bytes as they are (Arrow's -1 length).
         bits::StoreUnaligned<int64_t>(prefix, ipc::kUncompressedBufferMarker);
-        std::memcpy(payload, source, static_cast<size_t>(buffer.size));
+        if (buffer.size > 0) std::memcpy(payload, source, static_cast<size_t>(buffer.size));
         stored = buffer.size;
       } else {
         bits::StoreUnaligned<int64_t>(prefix, buffer.size);

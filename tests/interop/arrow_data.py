@@ -209,3 +209,37 @@ def sort_rows(table, column):
     """`table` sorted by `column` (Table.sort_by, which takes rows with pyarrow's take)."""
     import pyarrow.compute as pc
     return take_rows(table, pc.sort_indices(table, [(column, "ascending")]).to_pylist())
+
+
+def dictionary_batches():
+    """Batches whose dictionary-encoded columns (utf8 under int8 and uint32 indices, int64 under
+    int16, utf8 inside a list) change their dictionaries from batch to batch, with nulls among
+    the indices."""
+    batches = []
+    for b in range(3):
+        rows = 30 + b
+        word = pa.DictionaryArray.from_arrays(
+            pa.array([i % 3 if i % 7 else None for i in range(rows)], pa.int8()),
+            pa.array([f"w{b}", "x", "a longer value than twelve bytes"]))
+        number = pa.DictionaryArray.from_arrays(pa.array([i % 4 for i in range(rows)], pa.int16()),
+                                                pa.array([b, 10 + b, 20, 30], pa.int64()))
+        tags = pa.ListArray.from_arrays(
+            pa.array([min(2 * i, 2 * rows - 1) for i in range(rows + 1)], pa.int32()),
+            pa.DictionaryArray.from_arrays(pa.array([i % 2 for i in range(2 * rows)], pa.uint32()),
+                                           pa.array(["t", f"u{b}"])))
+        batches.append(pa.record_batch(
+            [pa.array(range(100 * b, 100 * b + rows), pa.int64()), word, number, tags],
+            names=["row", "word", "number", "tags"]))
+    return batches
+
+
+def dictionary_values(table):
+    """`table` with its dictionary-encoded columns (top level and in lists) as their values."""
+    def unpacked(type_):
+        if pa.types.is_dictionary(type_):
+            return type_.value_type
+        if pa.types.is_list(type_):
+            return pa.list_(pa.field(type_.value_field.name, unpacked(type_.value_type)))
+        return type_
+    return pa.table({name: column.cast(unpacked(column.type))
+                     for name, column in zip(table.column_names, table.columns)})

@@ -174,14 +174,16 @@ def test_bad_settings_are_named(tmp_path):
         sluice.MapWriter(schema, data_path=str(tmp_path / "missing" / "x.data"), keys=["x"])
 
 
-def test_dictionary_columns_are_unpacked(tmp_path):
+def test_dictionary_columns_are_kept_or_unpacked(tmp_path):
     table = pa.table({"k": pa.array(["x", "y", None, "x"]).dictionary_encode(), "v": [1, 2, 3, 4]})
-    data_path = tmp_path / "dict.data"
-    with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=1, keys=["k"]) as writer:
-        writer.write(table)
-    got = pa.ipc.open_stream(pa.BufferReader(read_file(data_path))).read_all()
-    assert got.column("k").to_pylist() == ["x", "y", None, "x"]
-    assert got.schema.field("k").type == pa.string()
+    for unpack in (False, True):
+        data_path = tmp_path / f"dict-{unpack}.data"
+        with sluice.MapWriter(table.schema, data_path=str(data_path), partitions=1, keys=["k"],
+                              unpack_dictionaries=unpack) as writer:
+            writer.write(table)
+        got = pa.ipc.open_stream(pa.BufferReader(read_file(data_path))).read_all()
+        assert got.column("k").to_pylist() == ["x", "y", None, "x"]
+        assert got.schema.field("k").type == (pa.string() if unpack else table.schema.field("k").type)
 
 
 def metadata_table(rows=300):

@@ -5,9 +5,10 @@
 //
 // Import borrows: the buffers of an imported ArrowArray are viewed in place. The resulting
 // RecordBatch keeps the ArrowArray in its owners and calls its release callback exactly once, when
-// the last copy or slice of the batch is destroyed. Two things are computed rather than borrowed:
-// null counts a producer reports as -1, and dictionary-encoded fields, which Sluice has no type
-// for: their indices are gathered into new buffers of the value type at import.
+// the last copy or slice of the batch is destroyed. Null counts a producer reports as -1 are
+// computed. A dictionary-encoded field is imported as DataType::Dictionary: its indices and its
+// dictionary (the ArrowArray's `dictionary`) are borrowed like any buffer, and export hands them
+// back the same way.
 //
 // Import validates: a malformed struct (unknown format string, wrong n_buffers or n_children,
 // negative length or offset, missing buffers, offsets out of range, a released struct, a bad
@@ -73,7 +74,7 @@ class ImportedSchema {
 };
 
 /// Imports a record batch schema: a struct ("+s") whose children are the columns, with the
-/// top-level metadata. Dictionary-encoded fields get their value type. Releases `schema`.
+/// top-level metadata. Dictionary-encoded fields get the dictionary type. Releases `schema`.
 Result<SchemaPtr> ImportSchema(ArrowSchema* schema);
 
 /// Imports a record batch schema like ImportSchema and keeps which fields are
@@ -88,12 +89,11 @@ Result<TypePtr> ImportType(ArrowSchema* schema);
 
 /// Imports a struct array whose children are the columns of `schema`, without copying buffers.
 /// The batch's owners keep `array` alive and release it when the last view of it is destroyed.
-/// A column whose ArrowArray has a dictionary is rejected: import the schema with
-/// ImportSchemaWithDictionaries and use the overload below. Takes ownership of `array`.
+/// A column whose ArrowArray has a dictionary must have a dictionary type in `schema` (as
+/// ImportSchema gives it). Takes ownership of `array`.
 Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const SchemaPtr& schema);
 
-/// Imports a struct array like the overload above; dictionary-encoded fields of `schema` are
-/// unpacked into their value type. Takes ownership of `array`.
+/// Imports a struct array like the overload above. Takes ownership of `array`.
 Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const ImportedSchema& schema);
 
 /// Imports a struct array described by `schema`; both are consumed (the schema is released at
@@ -102,7 +102,7 @@ Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema);
 
 /// Wraps a C stream as a reader. Takes ownership of `stream` and releases it when the reader is
 /// destroyed. The schema is read at once; errors from get_schema or get_next carry the stream's
-/// get_last_error text. Dictionary-encoded columns are unpacked.
+/// get_last_error text. Dictionary-encoded columns are kept.
 Result<std::unique_ptr<RecordBatchReader>> ImportArrayStream(ArrowArrayStream* stream);
 
 /// Exports a type as an unnamed, nullable field.
