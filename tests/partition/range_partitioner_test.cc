@@ -451,6 +451,56 @@ TEST(RangePartitionerTest, RunEndEncodedKeysLandWhereTheirValuesDo) {
   }
 }
 
+// Dictionary keys and bounds compare as the values their indices select (dictionaries in any
+// order, a value repeated in the dictionary, null rows and a null dictionary value): every row
+// lands where the same value unencoded does.
+TEST(RangePartitionerTest, DictionaryKeysLandWhereTheirValuesDo) {
+  const TypePtr dictionary_type = DataType::Dictionary(DataType::Int16(), DataType::Utf8());
+  const std::vector<std::optional<std::string>> dictionary = {"z", "b", std::nullopt, "a",
+                                                              "m", "c", "b"};
+  const std::vector<int> key_indices = {3, 3, 1, -1, 5, 6, 2, 4, 0, -1, 1};
+  const std::vector<int> bound_indices = {1, 4, 2};  // "b", "m", null
+  const auto make = [&](const std::vector<int>& indices, bool encoded) {
+    BatchMaker maker({MakeField("k", encoded ? dictionary_type : DataType::Utf8())});
+    if (encoded) {
+      for (const auto& value : dictionary) {
+        if (value.has_value()) {
+          maker[0].child(0).AppendString(*value);
+        } else {
+          maker[0].child(0).AppendNull();
+        }
+      }
+    }
+    for (const int index : indices) {
+      if (index < 0) {
+        maker[0].AppendNull();
+      } else if (encoded) {
+        maker[0].Append<int16_t>(static_cast<int16_t>(index));
+      } else if (dictionary[static_cast<size_t>(index)].has_value()) {
+        maker[0].AppendString(*dictionary[static_cast<size_t>(index)]);
+      } else {
+        maker[0].AppendNull();
+      }
+    }
+    return maker.Finish();
+  };
+  const RecordBatch plain_keys = make(key_indices, false);
+  const RecordBatch encoded_keys = make(key_indices, true);
+  for (const SortOrder order : {SortOrder{SortDirection::kAscending, NullOrdering::kNullsLast},
+                                SortOrder{SortDirection::kDescending, NullOrdering::kNullsLast}}) {
+    std::vector<int> sorted = bound_indices;
+    if (order.direction == SortDirection::kDescending) std::swap(sorted[0], sorted[1]);
+    auto plain =
+        std::move(MakeRange(*plain_keys.schema(), {0}, make(sorted, false), {order})).ValueOrDie();
+    auto by_dictionary =
+        std::move(MakeRange(*encoded_keys.schema(), {0}, make(sorted, true), {order})).ValueOrDie();
+    const std::vector<uint32_t> expected = PartitionAll(*plain, plain_keys);
+    EXPECT_EQ(PartitionAll(*by_dictionary, encoded_keys), expected);
+    EXPECT_EQ(PartitionAll(*by_dictionary, encoded_keys.Slice(3, 6)),
+              std::vector<uint32_t>(expected.begin() + 3, expected.begin() + 9));
+  }
+}
+
 TEST(RangePartitionerTest, NestedKeysAreNotImplemented) {
   BatchMaker maker({MakeField("l", DataType::List(DataType::Int32()))});
   maker[0].AppendValid();
