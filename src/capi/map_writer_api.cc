@@ -15,7 +15,7 @@
 struct SluiceMapWriter {
   std::unique_ptr<sluice::MapWriter> writer;
   // Remembers which input fields are dictionary-encoded, so batches unpack on import.
-  sluice::ImportedSchema schema;
+  sluice::SchemaPtr schema;
 };
 
 namespace sluice::capi {
@@ -27,9 +27,9 @@ Status OpenWriter(const SluiceMapWriterOptions* settings, ArrowSchema* c_schema,
   if (settings == nullptr || c_schema == nullptr || out == nullptr) {
     return Status::Invalid("sluice_map_writer_open: options, schema and out are required");
   }
-  SLUICE_ASSIGN_OR_RAISE(ImportedSchema imported, ImportSchemaWithDictionaries(c_schema));
+  SLUICE_ASSIGN_OR_RAISE(SchemaPtr imported, ImportSchema(c_schema));
   MapWriterOptions options;
-  options.schema = imported.schema();
+  options.schema = imported;
   for (const auto& [key, value] : settings->settings) {
     SLUICE_RETURN_NOT_OK(ApplyMapWriterSetting(&options, key, value));
   }
@@ -47,13 +47,12 @@ Status WriteBatch(SluiceMapWriter* handle, ArrowSchema* c_schema, ArrowArray* c_
     if (c_array != nullptr && c_array->release != nullptr) c_array->release(c_array);
     return Status::Invalid("sluice_map_writer_write: writer, schema and batch are required");
   }
-  auto imported = ImportSchemaWithDictionaries(c_schema);
+  auto imported = ImportSchema(c_schema);
   if (!imported.ok()) {
     if (c_array->release != nullptr) c_array->release(c_array);
     return imported.status();
   }
-  Status same = CheckSameFields(*handle->schema.schema(), *imported->schema(),
-                                "the writer's schema", "the batch");
+  Status same = CheckSameFields(*handle->schema, **imported, "the writer's schema", "the batch");
   if (!same.ok()) {
     if (c_array->release != nullptr) c_array->release(c_array);
     return same;

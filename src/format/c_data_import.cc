@@ -19,26 +19,7 @@
 
 namespace sluice {
 
-namespace internal {
-
-/// Mirrors a field's type tree with what the Sluice types leave out: whether the field is
-/// dictionary-encoded (and the type of its indices), how its dictionary values are encoded, and
-/// the same for each child.
-struct CDataEncoding {
-  bool dictionary_encoded = false;
-  TypeId index_type = TypeId::kInt32;
-  /// The encoding of the dictionary values; set when dictionary_encoded.
-  std::unique_ptr<CDataEncoding> dictionary;
-  std::vector<CDataEncoding> children;
-  /// True when this field or any field below it is dictionary-encoded.
-  bool has_dictionaries = false;
-};
-
-}  // namespace internal
-
 namespace {
-
-using internal::CDataEncoding;
 
 // Stands in for buffers a producer may omit (those of empty arrays), so that an imported view
 // never has a missing values or offsets buffer. 64 bytes hold the single offset of an empty array.
@@ -319,29 +300,26 @@ Status ParseMetadata(const char* metadata, KeyValueMetadata* pairs) {
   return Status::OK();
 }
 
-Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int depth, TypePtr* type,
-                      CDataEncoding* encoding);
+Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int depth, TypePtr* type);
 
 Status ImportFieldNode(const ArrowSchema* schema, std::string_view parent_path, int64_t index,
-                       int depth, Field* field, CDataEncoding* encoding) {
+                       int depth, Field* field) {
   if (schema == nullptr) {
     return Invalid(parent_path, "ArrowSchema.children[", index, "] is NULL");
   }
   field->name = schema->name != nullptr ? schema->name : "";
   field->nullable = (schema->flags & ARROW_FLAG_NULLABLE) != 0;
   SLUICE_RETURN_NOT_OK(ParseMetadata(schema->metadata, &field->metadata));
-  return ImportTypeNode(schema, JoinPath(parent_path, field->name), depth, &field->type, encoding);
+  return ImportTypeNode(schema, JoinPath(parent_path, field->name), depth, &field->type);
 }
 
 Status ImportChildren(const ArrowSchema* schema, const std::string& path, int depth,
-                      std::vector<Field>* fields, CDataEncoding* encoding) {
+                      std::vector<Field>* fields) {
   const auto count = static_cast<size_t>(schema->n_children);
   fields->resize(count);
-  encoding->children.resize(count);
   for (size_t i = 0; i < count; ++i) {
     SLUICE_RETURN_NOT_OK(ImportFieldNode(schema->children[i], path, static_cast<int64_t>(i),
-                                         depth + 1, &(*fields)[i], &encoding->children[i]));
-    encoding->has_dictionaries |= encoding->children[i].has_dictionaries;
+                                         depth + 1, &(*fields)[i]));
   }
   return Status::OK();
 }
@@ -354,8 +332,8 @@ Status ExpectChildren(const ArrowSchema* schema, const std::string& path, int64_
   return Status::OK();
 }
 
-Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int depth, TypePtr* type,
-                      CDataEncoding* encoding) {
+Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int depth,
+                      TypePtr* type) {
   if (depth > kMaxNestingDepth) {
     return Invalid(path, "the type is nested deeper than ", kMaxNestingDepth, " levels");
   }
@@ -382,14 +360,9 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
                      format, "\"");
     }
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 0));
-    encoding->dictionary_encoded = true;
-    encoding->has_dictionaries = true;
-    encoding->index_type = *index_type;
-    encoding->dictionary = std::make_unique<CDataEncoding>();
     TypePtr value_type;
-    SLUICE_RETURN_NOT_OK(ImportTypeNode(schema->dictionary, path, depth + 1, &value_type,
-                                        encoding->dictionary.get()));
-    if (encoding->dictionary->has_dictionaries) {
+    SLUICE_RETURN_NOT_OK(ImportTypeNode(schema->dictionary, path, depth + 1, &value_type));
+    if (HasDictionary(*value_type)) {
       return Invalid(path,
                      "a dictionary whose values are (or hold) dictionary-encoded values is "
                      "not supported");
@@ -444,7 +417,7 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
   if (format == "+l" || format == "+L") {
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 1));
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
     *type = format == "+l" ? DataType::List(std::move(fields[0]))
                            : DataType::LargeList(std::move(fields[0]));
     return Status::OK();
@@ -452,7 +425,7 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
   if (format == "+vl" || format == "+vL") {
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 1));
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
     *type = format == "+vl" ? DataType::ListView(std::move(fields[0]))
                             : DataType::LargeListView(std::move(fields[0]));
     return Status::OK();
@@ -466,13 +439,13 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
     }
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 1));
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
     *type = DataType::FixedSizeList(std::move(fields[0]), list_size);
     return Status::OK();
   }
   if (format.substr(0, 4) == "+us:" || format.substr(0, 4) == "+ud:") {
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
     std::vector<int8_t> codes;
     if (format.size() > 4 || !fields.empty()) {
       SLUICE_RETURN_NOT_OK(
@@ -485,8 +458,8 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
   if (format == "+r") {
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 2));
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
-    if (!IsRunEndType(fields[0].type->id()) || encoding->children[0].dictionary_encoded) {
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
+    if (!IsRunEndType(fields[0].type->id())) {
       return Invalid(path,
                      "ArrowSchema.children[0]: run_end_encoded run ends must be int16, int32 or "
                      "int64, found ",
@@ -497,17 +470,16 @@ Status ImportTypeNode(const ArrowSchema* schema, const std::string& path, int de
   }
   if (format == "+s") {
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
     *type = DataType::Struct(std::move(fields));
     return Status::OK();
   }
   if (format == "+m") {
     SLUICE_RETURN_NOT_OK(ExpectChildren(schema, path, 1));
     std::vector<Field> fields;
-    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields, encoding));
+    SLUICE_RETURN_NOT_OK(ImportChildren(schema, path, depth, &fields));
     const Field& entries = fields[0];
-    if (entries.type->id() != TypeId::kStruct || entries.type->children().size() != 2 ||
-        encoding->children[0].dictionary_encoded) {
+    if (entries.type->id() != TypeId::kStruct || entries.type->children().size() != 2) {
       return Invalid(path,
                      "ArrowSchema.children[0]: a map's child must be a struct of two fields "
                      "(key, value), found ",
@@ -528,7 +500,7 @@ Status CheckBaseSchema(const ArrowSchema* schema, const char* function) {
   return Status::OK();
 }
 
-Result<ImportedSchema> ImportTopLevelSchema(const ArrowSchema* schema) {
+Result<SchemaPtr> ImportTopLevelSchema(const ArrowSchema* schema) {
   if (schema->format == nullptr || std::string_view(schema->format) != "+s" ||
       schema->dictionary != nullptr) {
     return Invalid(
@@ -538,14 +510,11 @@ Result<ImportedSchema> ImportTopLevelSchema(const ArrowSchema* schema) {
         schema->format == nullptr ? std::string("NULL") : "\"" + std::string(schema->format) + "\"",
         schema->dictionary != nullptr ? " with a dictionary" : "");
   }
-  auto encoding = std::make_shared<CDataEncoding>();
   TypePtr struct_type;
-  SLUICE_RETURN_NOT_OK(ImportTypeNode(schema, "", 0, &struct_type, encoding.get()));
+  SLUICE_RETURN_NOT_OK(ImportTypeNode(schema, "", 0, &struct_type));
   KeyValueMetadata metadata;
   SLUICE_RETURN_NOT_OK(ParseMetadata(schema->metadata, &metadata));
-  auto sluice_schema = std::make_shared<Schema>(struct_type->children(), std::move(metadata));
-  if (!encoding->has_dictionaries) return ImportedSchema(std::move(sluice_schema));
-  return ImportedSchema(std::move(sluice_schema), std::move(encoding));
+  return SchemaPtr(std::make_shared<Schema>(struct_type->children(), std::move(metadata)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -557,24 +526,20 @@ class ArrayImporter {
   // Imports `array` as a view of `type`. For a struct's child, `parent_length` >= 0 and the view
   // covers rows [parent_offset, parent_offset + parent_length) of the array (the struct's offset
   // applies to its children); otherwise (parent_length < 0) the view is the whole array.
-  Status Import(const ArrowArray* array, const DataType* type, const CDataEncoding* encoding,
-                int64_t parent_offset, int64_t parent_length, const std::string& path, int depth,
-                ArrayData* out);
+  Status Import(const ArrowArray* array, const DataType* type, int64_t parent_offset,
+                int64_t parent_length, const std::string& path, int depth, ArrayData* out);
 
  private:
-  Status ImportDictionary(const ArrowArray* array, const DataType* type,
-                          const CDataEncoding* encoding, const uint8_t* validity,
+  Status ImportDictionary(const ArrowArray* array, const DataType* type, const uint8_t* validity,
                           int64_t view_offset, int64_t view_length, const std::string& path,
                           int depth, ArrayData* out);
   Status ImportOffsets(const ArrowArray* array, int offset_width, const std::string& path,
                        ArrayData* out);
   Status ImportViews(const ArrowArray* array, int64_t view_offset, int64_t view_length,
                      const std::string& path, ArrayData* out);
-  Status ImportUnion(const ArrowArray* array, const DataType* type, const CDataEncoding* encoding,
-                     int64_t view_offset, int64_t view_length, const std::string& path, int depth,
-                     ArrayData* out);
-  Status ImportRunEndEncoded(const ArrowArray* array, const DataType* type,
-                             const CDataEncoding* encoding, int64_t view_offset,
+  Status ImportUnion(const ArrowArray* array, const DataType* type, int64_t view_offset,
+                     int64_t view_length, const std::string& path, int depth, ArrayData* out);
+  Status ImportRunEndEncoded(const ArrowArray* array, const DataType* type, int64_t view_offset,
                              int64_t view_length, const std::string& path, int depth,
                              ArrayData* out);
 };
@@ -696,18 +661,11 @@ Status ArrayImporter::ImportViews(const ArrowArray* array, int64_t view_offset, 
   return Status::OK();
 }
 
-Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
-                             const CDataEncoding* encoding, int64_t parent_offset,
+Status ArrayImporter::Import(const ArrowArray* array, const DataType* type, int64_t parent_offset,
                              int64_t parent_length, const std::string& path, int depth,
                              ArrayData* out) {
   if (depth > kMaxNestingDepth) {
     return Invalid(path, "the array is nested deeper than ", kMaxNestingDepth, " levels");
-  }
-  if (encoding != nullptr && !encoding->dictionary_encoded &&
-      encoding->children.size() != type->children().size()) {
-    return Status::Invalid(Subject(path),
-                           ": the schema's dictionary encoding does not match its type ",
-                           type->ToString());
   }
   SLUICE_RETURN_NOT_OK(CheckArrayHeader(array, path));
   int64_t view_offset = array->offset;
@@ -749,10 +707,10 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   }
 
   if (id == TypeId::kRunEndEncoded) {
-    return ImportRunEndEncoded(array, type, encoding, view_offset, view_length, path, depth, out);
+    return ImportRunEndEncoded(array, type, view_offset, view_length, path, depth, out);
   }
   if (IsUnion(id)) {
-    return ImportUnion(array, type, encoding, view_offset, view_length, path, depth, out);
+    return ImportUnion(array, type, view_offset, view_length, path, depth, out);
   }
   const uint8_t* validity = nullptr;
   if (id != TypeId::kNull || dictionary_encoded) {
@@ -764,8 +722,7 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   }
   if (view_length == 0) validity = nullptr;
   if (dictionary_encoded) {
-    return ImportDictionary(array, type, encoding, validity, view_offset, view_length, path, depth,
-                            out);
+    return ImportDictionary(array, type, validity, view_offset, view_length, path, depth, out);
   }
 
   out->type = type;
@@ -831,9 +788,8 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
     SLUICE_RETURN_NOT_OK(ImportOffsets(array, HasLargeOffsets(id) ? 8 : 4, path, out));
     const Field& element = type->children()[0];
     out->children.resize(1);
-    return Import(array->children[0], element.type.get(),
-                  encoding != nullptr ? &encoding->children[0] : nullptr, 0, -1,
-                  JoinPath(path, element.name), depth + 1, &out->children[0]);
+    return Import(array->children[0], element.type.get(), 0, -1, JoinPath(path, element.name),
+                  depth + 1, &out->children[0]);
   }
 
   if (IsListView(id)) {
@@ -859,9 +815,8 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
     if (view_length == 0) out->offset = 0;
     const Field& element = type->children()[0];
     out->children.resize(1);
-    return Import(array->children[0], element.type.get(),
-                  encoding != nullptr ? &encoding->children[0] : nullptr, 0, -1,
-                  JoinPath(path, element.name), depth + 1, &out->children[0]);
+    return Import(array->children[0], element.type.get(), 0, -1, JoinPath(path, element.name),
+                  depth + 1, &out->children[0]);
   }
 
   if (id == TypeId::kFixedSizeList) {
@@ -869,9 +824,8 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
     // which ValidateArray checks holds them.
     const Field& element = type->children()[0];
     out->children.resize(1);
-    return Import(array->children[0], element.type.get(),
-                  encoding != nullptr ? &encoding->children[0] : nullptr, 0, -1,
-                  JoinPath(path, element.name), depth + 1, &out->children[0]);
+    return Import(array->children[0], element.type.get(), 0, -1, JoinPath(path, element.name),
+                  depth + 1, &out->children[0]);
   }
 
   // Struct: the children are aligned with this view, so the view's rows are pushed down.
@@ -881,7 +835,6 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
   for (size_t i = 0; i < child_count; ++i) {
     const Field& field = type->children()[i];
     SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(),
-                                encoding != nullptr ? &encoding->children[i] : nullptr,
                                 view_length == 0 ? 0 : view_offset, view_length,
                                 JoinPath(path, field.name), depth + 1, &out->children[i]));
   }
@@ -892,9 +845,8 @@ Status ArrayImporter::Import(const ArrowArray* array, const DataType* type,
 // sparse union's children are aligned with the view as a struct's are, a dense union's are
 // imported whole (ValidateArray checks the ids and offsets against them).
 Status ArrayImporter::ImportUnion(const ArrowArray* array, const DataType* type,
-                                  const CDataEncoding* encoding, int64_t view_offset,
-                                  int64_t view_length, const std::string& path, int depth,
-                                  ArrayData* out) {
+                                  int64_t view_offset, int64_t view_length, const std::string& path,
+                                  int depth, ArrayData* out) {
   if (array->null_count > 0) {
     return Invalid(path, "ArrowArray.null_count: a union has no nulls of its own, found ",
                    array->null_count);
@@ -926,11 +878,9 @@ Status ArrayImporter::ImportUnion(const ArrowArray* array, const DataType* type,
   out->children.resize(child_count);
   for (size_t i = 0; i < child_count; ++i) {
     const Field& field = type->children()[i];
-    SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(),
-                                encoding != nullptr ? &encoding->children[i] : nullptr,
-                                dense || view_length == 0 ? 0 : view_offset,
-                                dense ? -1 : view_length, JoinPath(path, field.name), depth + 1,
-                                &out->children[i]));
+    SLUICE_RETURN_NOT_OK(
+        Import(array->children[i], field.type.get(), dense || view_length == 0 ? 0 : view_offset,
+               dense ? -1 : view_length, JoinPath(path, field.name), depth + 1, &out->children[i]));
   }
   return Status::OK();
 }
@@ -938,9 +888,8 @@ Status ArrayImporter::ImportUnion(const ArrowArray* array, const DataType* type,
 // No buffers: the view's offset and length are logical rows; the run ends and values are
 // imported whole (ValidateArray checks that the runs cover the view).
 Status ArrayImporter::ImportRunEndEncoded(const ArrowArray* array, const DataType* type,
-                                          const CDataEncoding* encoding, int64_t view_offset,
-                                          int64_t view_length, const std::string& path, int depth,
-                                          ArrayData* out) {
+                                          int64_t view_offset, int64_t view_length,
+                                          const std::string& path, int depth, ArrayData* out) {
   if (array->null_count > 0) {
     return Invalid(path, "ArrowArray.null_count: a run_end_encoded array has no nulls of its own, ",
                    "found ", array->null_count);
@@ -953,23 +902,21 @@ Status ArrayImporter::ImportRunEndEncoded(const ArrowArray* array, const DataTyp
   out->children.resize(2);
   for (size_t i = 0; i < 2; ++i) {
     const Field& field = type->children()[i];
-    SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(),
-                                encoding != nullptr ? &encoding->children[i] : nullptr, 0, -1,
+    SLUICE_RETURN_NOT_OK(Import(array->children[i], field.type.get(), 0, -1,
                                 JoinPath(path, field.name), depth + 1, &out->children[i]));
   }
   return Status::OK();
 }
 
 Status ArrayImporter::ImportDictionary(const ArrowArray* array, const DataType* type,
-                                       const CDataEncoding* encoding, const uint8_t* validity,
-                                       int64_t view_offset, int64_t view_length,
-                                       const std::string& path, int depth, ArrayData* out) {
+                                       const uint8_t* validity, int64_t view_offset,
+                                       int64_t view_length, const std::string& path, int depth,
+                                       ArrayData* out) {
   if (array->null_count == 0) validity = nullptr;
   const std::string dictionary_path = path + "[dictionary]";
   ArrayData dictionary;
-  SLUICE_RETURN_NOT_OK(Import(array->dictionary, type->value_type().get(),
-                              encoding != nullptr ? encoding->dictionary.get() : nullptr, 0, -1,
-                              dictionary_path, depth + 1, &dictionary));
+  SLUICE_RETURN_NOT_OK(Import(array->dictionary, type->value_type().get(), 0, -1, dictionary_path,
+                              depth + 1, &dictionary));
   const auto* indices = static_cast<const uint8_t*>(array->buffers[1]);
   if (indices == nullptr && view_length > 0) {
     return Invalid(path, "ArrowArray.buffers[1] (dictionary indices) is NULL but the array has ",
@@ -1047,11 +994,11 @@ class ImportedStreamReader final : public RecordBatchReader {
     ArrowSchema schema{};
     const int code = stream_.get_schema(&stream_, &schema);
     if (code != 0) return StreamError("get_schema", code);
-    SLUICE_ASSIGN_OR_RAISE(schema_, ImportSchemaWithDictionaries(&schema));
+    SLUICE_ASSIGN_OR_RAISE(schema_, ImportSchema(&schema));
     return Status::OK();
   }
 
-  const SchemaPtr& schema() const override { return schema_.schema(); }
+  const SchemaPtr& schema() const override { return schema_; }
 
   Result<std::optional<RecordBatch>> Next() override {
     if (!error_.ok()) return error_;
@@ -1095,30 +1042,24 @@ class ImportedStreamReader final : public RecordBatchReader {
   }
 
   ArrowArrayStream stream_;
-  ImportedSchema schema_;
+  SchemaPtr schema_;
   bool finished_ = false;
   Status error_;
 };
 
 }  // namespace
 
-Result<ImportedSchema> ImportSchemaWithDictionaries(ArrowSchema* schema) {
+Result<SchemaPtr> ImportSchema(ArrowSchema* schema) {
   SLUICE_RETURN_NOT_OK(CheckBaseSchema(schema, "ImportSchema"));
   SchemaReleaser releaser(schema);
   return ImportTopLevelSchema(schema);
-}
-
-Result<SchemaPtr> ImportSchema(ArrowSchema* schema) {
-  SLUICE_ASSIGN_OR_RAISE(ImportedSchema imported, ImportSchemaWithDictionaries(schema));
-  return imported.schema();
 }
 
 Result<Field> ImportField(ArrowSchema* schema) {
   SLUICE_RETURN_NOT_OK(CheckBaseSchema(schema, "ImportField"));
   SchemaReleaser releaser(schema);
   Field field;
-  CDataEncoding encoding;
-  SLUICE_RETURN_NOT_OK(ImportFieldNode(schema, "", 0, 0, &field, &encoding));
+  SLUICE_RETURN_NOT_OK(ImportFieldNode(schema, "", 0, 0, &field));
   return field;
 }
 
@@ -1127,14 +1068,14 @@ Result<TypePtr> ImportType(ArrowSchema* schema) {
   return field.type;
 }
 
-Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const ImportedSchema& schema) {
+Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const SchemaPtr& schema) {
   if (array == nullptr) return Status::Invalid("ImportRecordBatch: the ArrowArray is NULL");
   if (array->release == nullptr) {
     return Invalid("", "ArrowArray.release is NULL: the array was already released or moved");
   }
   std::shared_ptr<ArrowArray> owned = TakeArray(array);
-  if (schema.schema() == nullptr) return Status::Invalid("ImportRecordBatch: the schema is null");
-  const Schema& columns_schema = *schema.schema();
+  if (schema == nullptr) return Status::Invalid("ImportRecordBatch: the schema is null");
+  const Schema& columns_schema = *schema;
   const ArrowArray* root = owned.get();
   SLUICE_RETURN_NOT_OK(CheckArrayHeader(root, ""));
   SLUICE_RETURN_NOT_OK(CheckCounts(root, 1, static_cast<int64_t>(columns_schema.num_fields()), "",
@@ -1154,31 +1095,21 @@ Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const ImportedSchema& s
                    root->null_count);
   }
 
-  if (schema.encoding() != nullptr &&
-      schema.encoding()->children.size() != columns_schema.num_fields()) {
-    return Status::Invalid("ImportRecordBatch: the schema's dictionary encoding does not match it");
-  }
   std::vector<MemoryOwner> owners;
   owners.push_back(owned);
   ArrayImporter importer;
   std::vector<ArrayData> columns(columns_schema.num_fields());
   for (size_t i = 0; i < columns.size(); ++i) {
     const Field& field = columns_schema.field(i);
-    const CDataEncoding* encoding =
-        schema.encoding() != nullptr ? &schema.encoding()->children[i] : nullptr;
-    SLUICE_RETURN_NOT_OK(importer.Import(root->children[i], field.type.get(), encoding,
-                                         root->offset, root->length, field.name, 1, &columns[i]));
+    SLUICE_RETURN_NOT_OK(importer.Import(root->children[i], field.type.get(), root->offset,
+                                         root->length, field.name, 1, &columns[i]));
     SLUICE_RETURN_NOT_OK(ValidateArray(columns[i], field.name));
   }
-  return RecordBatch(schema.schema(), root->length, std::move(columns), std::move(owners));
-}
-
-Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const SchemaPtr& schema) {
-  return ImportRecordBatch(array, ImportedSchema(schema));
+  return RecordBatch(schema, root->length, std::move(columns), std::move(owners));
 }
 
 Result<RecordBatch> ImportRecordBatch(ArrowArray* array, ArrowSchema* schema) {
-  Result<ImportedSchema> imported = ImportSchemaWithDictionaries(schema);
+  Result<SchemaPtr> imported = ImportSchema(schema);
   if (!imported.ok()) {
     if (array != nullptr && array->release != nullptr) array->release(array);
     return imported.status();

@@ -521,7 +521,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   root_array.children = array_children.data();
   root_array.release = ReleaseArray;
 
-  auto schema = sluice::ImportSchemaWithDictionaries(&root_schema);
+  auto schema = sluice::ImportSchema(&root_schema);
   if (!schema.ok()) {
     if (root_array.release != nullptr) root_array.release(&root_array);
     return 0;

@@ -76,6 +76,44 @@ def nested_types():
     ]
 
 
+def dictionary_types():
+    """Dictionary-encoded columns: top level under signed and unsigned indices of every width,
+    over strings, integers, decimals and string views, inside a list and a struct."""
+    return [
+        pa.dictionary(pa.int8(), pa.string()),
+        pa.dictionary(pa.uint16(), pa.int64()),
+        pa.dictionary(pa.int64(), pa.decimal128(20, 4)),
+        pa.dictionary(pa.uint32(), pa.large_string()),
+        pa.dictionary(pa.int32(), pa.string_view()),
+        pa.list_(pa.dictionary(pa.int32(), pa.int64())),
+        pa.struct([("d", pa.dictionary(pa.uint8(), pa.string())), ("n", pa.int32())]),
+    ]
+
+
+def dictionary_schema(views=True):
+    """A column of each dictionary type (those over string views only with `views`) and a
+    plain int64 column."""
+    fields = [pa.field(f"d{i}", t) for i, t in enumerate(dictionary_types())
+              if views or not (pa.types.is_dictionary(t) and pa.types.is_string_view(t.value_type))]
+    fields.append(pa.field("plain", pa.int64()))
+    return pa.schema(fields)
+
+
+def dictionary_values(table):
+    """`table` with its dictionary-encoded columns (top level, in lists and structs) as their
+    values: dictionary columns compare by value, whatever their dictionaries."""
+    def unpacked(type_):
+        if pa.types.is_dictionary(type_):
+            return type_.value_type
+        if pa.types.is_list(type_):
+            return pa.list_(pa.field(type_.value_field.name, unpacked(type_.value_type)))
+        if pa.types.is_struct(type_):
+            return pa.struct([pa.field(f.name, unpacked(f.type), f.nullable) for f in type_])
+        return type_
+    return pa.table({name: column.cast(unpacked(column.type))
+                     for name, column in zip(table.column_names, table.columns)})
+
+
 def all_types_schema():
     fields = [pa.field(f"c{i}", t) for i, t in enumerate(LEAF_TYPES + nested_types())]
     fields.append(pa.field("required", pa.int64(), nullable=False))
@@ -86,6 +124,9 @@ def random_value(rng, data_type, nullable=True, null_probability=0.15):
     """A Python value of `data_type` that pa.array accepts."""
     if pa.types.is_null(data_type) or (nullable and rng.random() < null_probability):
         return None
+    if pa.types.is_dictionary(data_type):
+        # One of six values, so that they repeat (null among them).
+        return random_value(random.Random(rng.randint(0, 5)), data_type.value_type)
     if pa.types.is_boolean(data_type):
         return rng.random() < 0.5
     if pa.types.is_integer(data_type):
@@ -184,6 +225,12 @@ def random_table(schema, rows, seed):
             values = values[:rows]
         else:
             values = [random_value(rng, field.type, field.nullable) for _ in range(rows)]
+        if pa.types.is_dictionary(field.type):
+            # pyarrow builds dictionaries of few value types from Python values: encode them.
+            encoded = pa.array(values, type=field.type.value_type).dictionary_encode()
+            columns.append(pa.DictionaryArray.from_arrays(
+                encoded.indices.cast(field.type.index_type), encoded.dictionary))
+            continue
         columns.append(pa.array(values, type=field.type))
     return pa.Table.from_arrays(columns, schema=schema)
 
@@ -231,15 +278,3 @@ def dictionary_batches():
             [pa.array(range(100 * b, 100 * b + rows), pa.int64()), word, number, tags],
             names=["row", "word", "number", "tags"]))
     return batches
-
-
-def dictionary_values(table):
-    """`table` with its dictionary-encoded columns (top level and in lists) as their values."""
-    def unpacked(type_):
-        if pa.types.is_dictionary(type_):
-            return type_.value_type
-        if pa.types.is_list(type_):
-            return pa.list_(pa.field(type_.value_field.name, unpacked(type_.value_type)))
-        return type_
-    return pa.table({name: column.cast(unpacked(column.type))
-                     for name, column in zip(table.column_names, table.columns)})

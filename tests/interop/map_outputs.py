@@ -6,7 +6,7 @@ import pyarrow as pa
 
 import sluice
 
-from arrow_data import dictionary_batches, random_table, take_rows
+from arrow_data import random_table, take_rows
 
 PARTITIONS = 5
 
@@ -41,12 +41,3 @@ def map_output_segments(tmp_path, table, codec, **settings):
     data = data_path.read_bytes()
     offsets = writer.output.offsets
     return [data[offsets[p]:offsets[p + 1]] for p in range(PARTITIONS)]
-
-
-def dictionary_table():
-    """The dictionary batches (arrow_data.dictionary_batches) with a first column "pid" spreading
-    their rows over partitions 1 to PARTITIONS - 1."""
-    table = pa.Table.from_batches(dictionary_batches())
-    ids = [1 + i % (PARTITIONS - 1) for i in range(table.num_rows)]
-    return table.add_column(0, pa.field("pid", pa.int32(), nullable=False),
-                            pa.array(ids, pa.int32()))

@@ -21,10 +21,10 @@ import pytest
 import sluice
 
 import transcoders
-from arrow_data import (all_types_schema, dictionary_batches, dictionary_values, random_table,
-                        sort_rows)
-from map_outputs import (PARTITIONS, dictionary_table, keyed_table, map_output_segments,
-                         partition_rows, with_row_numbers)
+from arrow_data import (all_types_schema, dictionary_batches, dictionary_schema,
+                        dictionary_values, random_table, sort_rows)
+from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition_rows,
+                         with_row_numbers)
 from segments import compact_codec, plain_streams
 
 CLI = os.environ.get("SLUICE_CLI")
@@ -116,16 +116,20 @@ def test_sluice_shuffles_what_its_writer_writes(implementation, tmp_path, codec)
 @pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
 def test_dictionary_segments_decode_to_their_rows(implementation, tmp_path, codec):
     """Sluice keeps dictionary columns: each block of a segment follows a DictionaryBatch of
-    the values its rows use (replacing the one before). The implementation's own reader
-    decodes them to the same values."""
-    table = dictionary_table()
-    segments = map_output_segments(tmp_path, table, codec)
-    assert segments[0] == b""
-    decoded = implementation.decode(segments[1:], tmp_path)
-    for p, got in enumerate(decoded, start=1):
-        assert isinstance(got, pa.Table), f"partition {p}: {got}"
-        assert pa.types.is_dictionary(got.schema.field("word").type), got.schema
-        assert dictionary_values(got).equals(dictionary_values(partition_rows(table, p))), p
+    the values its rows use (replacing the one before). The implementation's own reader decodes
+    every segment (partitions of 0, 1 and many rows; a sliced input; several blocks of batches
+    with different dictionaries) to the same types and values."""
+    table = keyed_table(dictionary_schema(), 700, seed=46)
+    sliced = keyed_table(dictionary_schema(), 400, seed=47).slice(37, 250)
+    for source in (table, sliced):
+        segments = map_output_segments(tmp_path, source, codec)
+        decoded = implementation.decode([s for s in segments if s], tmp_path)
+        expected = [partition_rows(source, p) for p in range(PARTITIONS) if segments[p]]
+        assert len(decoded) == len(expected)
+        for got, want in zip(decoded, expected):
+            assert isinstance(got, pa.Table), got
+            assert got.schema.equals(source.schema), got.schema
+            assert got.to_pylist() == want.to_pylist()
 
 
 @pytest.mark.skipif(CLI is None, reason="SLUICE_CLI names the sluice tool")

@@ -7,7 +7,9 @@ the IPC stream that `sluice write` shuffles and `sluice read` returns unchanged.
 
 nanoarrow 0.9 (the latest on PyPI) has no view types in its IPC reader or writer, neither
 string_view and binary_view nor list_view and large_list_view, and no run_end_encoded: the tests
-use every other type, and check that it refuses segments with each of those.
+use every other type, and check that it refuses segments with each of those. It reads
+dictionary-encoded segments (Sluice writes their DictionaryBatch bodies uncompressed, which it
+needs) and its writer writes no dictionaries.
 """
 
 import io
@@ -19,9 +21,9 @@ import nanoarrow.ipc
 import pyarrow as pa
 import pytest
 
-from arrow_data import all_types_schema, dictionary_values, sort_rows
-from map_outputs import (PARTITIONS, dictionary_table, keyed_table, map_output_segments,
-                         partition_rows, with_row_numbers)
+from arrow_data import all_types_schema, dictionary_schema, sort_rows
+from map_outputs import (PARTITIONS, keyed_table, map_output_segments, partition_rows,
+                         with_row_numbers)
 from segments import compact_codec, plain_streams, refers_to_schema
 
 CLI = os.environ.get("SLUICE_CLI")
@@ -124,10 +126,25 @@ def test_nanoarrow_refuses_segments_of_types_it_lacks_rather_than_misreading_the
 def test_nanoarrow_decodes_dictionary_segments(tmp_path, codec):
     """Dictionary columns stay encoded: each block follows a DictionaryBatch of the values its
     rows use, written uncompressed (nanoarrow 0.9 reads a DictionaryBatch's buffers as raw
-    whatever its compression says: it misreads pyarrow's compressed dictionaries)."""
-    table = dictionary_table()
-    segments = map_output_segments(tmp_path, table, codec)
-    for p in range(1, PARTITIONS):
-        got = read_with_nanoarrow(segments[p])
-        assert pa.types.is_dictionary(got.schema.field("word").type), got.schema
-        assert dictionary_values(got).equals(dictionary_values(partition_rows(table, p))), p
+    whatever its compression says: it misreads pyarrow's compressed dictionaries). Partitions of
+    0, 1 and many rows, a sliced input."""
+    table = keyed_table(dictionary_schema(views=False), 700, seed=36)
+    sliced = keyed_table(dictionary_schema(views=False), 400, seed=37).slice(37, 250)
+    for source in (table, sliced):
+        segments = map_output_segments(tmp_path, source, codec)
+        for p in range(PARTITIONS):
+            if not segments[p]:
+                continue
+            got = read_with_nanoarrow(segments[p])
+            assert got.schema.equals(source.schema), got.schema
+            assert got.to_pylist() == partition_rows(source, p).to_pylist(), p
+
+
+def test_nanoarrow_writes_no_dictionaries(tmp_path):
+    """The other way has no dictionaries to give: nanoarrow 0.9's IPC writer refuses them
+    ("Cannot encode dictionary arrays"), so Sluice is never handed a nanoarrow dictionary."""
+    table = pa.table({"d": pa.array(["a", "b", "a"]).dictionary_encode()})
+    with open(tmp_path / "nanoarrow.arrow", "wb") as sink:
+        writer = nanoarrow.ipc.StreamWriter.from_writable(sink)
+        with pytest.raises(Exception, match="Cannot encode dictionary arrays"):
+            writer.write_stream(table)

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 import sluice
 
-from arrow_data import all_types_schema, random_table
+from arrow_data import all_types_schema, dictionary_schema, random_table
 from map_outputs import PARTITIONS, keyed_table, map_output_segments, partition_rows
 from segments import plain_streams, segment_stream
 
@@ -99,6 +99,22 @@ def test_polars_decodes_every_segment_of_a_map_output(tmp_path, codec):
     for p in range(1, PARTITIONS):
         got = read_with_polars(plain[p], table.schema)
         assert got == comparable_rows(partition_rows(table, p), table.schema), f"partition {p}"
+
+
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_polars_decodes_dictionary_segments(tmp_path, codec):
+    """Dictionary columns stay encoded (each block after the DictionaryBatch of its rows'
+    values): polars reads every segment, partitions of 0, 1 and many rows, a sliced input, as
+    its Categorical (strings) or the values (others), equal to the rows written."""
+    table = keyed_table(dictionary_schema(), 700, seed=53)
+    sliced = keyed_table(dictionary_schema(), 400, seed=54).slice(37, 250)
+    for source in (table, sliced):
+        segments = map_output_segments(tmp_path, source, codec)
+        for p in range(PARTITIONS):
+            if not segments[p]:
+                continue
+            got = pl.read_ipc_stream(segments[p]).to_arrow()
+            assert got.to_pylist() == partition_rows(source, p).to_pylist(), p
 
 
 @pytest.mark.parametrize("type_", [pa.month_day_nano_interval(), pa.decimal256(50, 5),

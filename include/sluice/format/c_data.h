@@ -48,38 +48,9 @@
 
 namespace sluice {
 
-namespace internal {
-struct CDataEncoding;
-}  // namespace internal
-
-/// A schema imported from C together with what reading its arrays needs beyond the Sluice types:
-/// which fields are dictionary-encoded and with which index type. Import a batch with it when the
-/// producer may send dictionary-encoded columns; a bare SchemaPtr cannot describe them.
-class ImportedSchema {
- public:
-  ImportedSchema() = default;
-  /// Wraps a schema whose fields are all plain (not dictionary-encoded).
-  explicit ImportedSchema(SchemaPtr schema) : schema_(std::move(schema)) {}
-  /// Pairs a schema with its encoding; ImportSchemaWithDictionaries builds these.
-  ImportedSchema(SchemaPtr schema, std::shared_ptr<const internal::CDataEncoding> encoding)
-      : schema_(std::move(schema)), encoding_(std::move(encoding)) {}
-
-  const SchemaPtr& schema() const { return schema_; }
-  /// Returns the dictionary encoding of the fields, or null when no field is dictionary-encoded.
-  const internal::CDataEncoding* encoding() const { return encoding_.get(); }
-
- private:
-  SchemaPtr schema_;
-  std::shared_ptr<const internal::CDataEncoding> encoding_;
-};
-
 /// Imports a record batch schema: a struct ("+s") whose children are the columns, with the
 /// top-level metadata. Dictionary-encoded fields get the dictionary type. Releases `schema`.
 Result<SchemaPtr> ImportSchema(ArrowSchema* schema);
-
-/// Imports a record batch schema like ImportSchema and keeps which fields are
-/// dictionary-encoded, for ImportRecordBatch. Releases `schema`.
-Result<ImportedSchema> ImportSchemaWithDictionaries(ArrowSchema* schema);
 
 /// Imports one field: its name, nullability and type. Releases `schema`.
 Result<Field> ImportField(ArrowSchema* schema);
@@ -92,9 +63,6 @@ Result<TypePtr> ImportType(ArrowSchema* schema);
 /// A column whose ArrowArray has a dictionary must have a dictionary type in `schema` (as
 /// ImportSchema gives it). Takes ownership of `array`.
 Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const SchemaPtr& schema);
-
-/// Imports a struct array like the overload above. Takes ownership of `array`.
-Result<RecordBatch> ImportRecordBatch(ArrowArray* array, const ImportedSchema& schema);
 
 /// Imports a struct array described by `schema`; both are consumed (the schema is released at
 /// once, the array when the batch is gone).
