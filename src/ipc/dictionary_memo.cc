@@ -53,6 +53,36 @@ SchemaPtr IndexSchema(const Schema& schema, const std::vector<DictionaryField>& 
   return std::make_shared<const Schema>(std::move(columns), schema.metadata());
 }
 
+namespace {
+
+void CollectDictionaryFields(const Field& field, std::vector<int>* index_path,
+                             const std::string& path, std::vector<DictionaryField>* out) {
+  const DataType& type = *field.type;
+  if (type.id() == TypeId::kDictionary) {
+    out->push_back(DictionaryField{static_cast<int64_t>(out->size()), *index_path, path,
+                                   type.index_type(), type.value_type(), type.ordered()});
+    return;
+  }
+  for (size_t i = 0; i < type.children().size(); ++i) {
+    const Field& child = type.children()[i];
+    index_path->push_back(static_cast<int>(i));
+    CollectDictionaryFields(child, index_path, path + "." + child.name, out);
+    index_path->pop_back();
+  }
+}
+
+}  // namespace
+
+std::vector<DictionaryField> DictionaryFieldsOf(const Schema& schema) {
+  std::vector<DictionaryField> fields;
+  std::vector<int> index_path;
+  for (size_t c = 0; c < schema.num_fields(); ++c) {
+    index_path.assign(1, static_cast<int>(c));
+    CollectDictionaryFields(schema.field(c), &index_path, schema.field(c).name, &fields);
+  }
+  return fields;
+}
+
 SchemaPtr EncodedSchema(const Schema& schema, const std::vector<DictionaryField>& fields) {
   std::vector<Field> columns = schema.fields();
   for (const DictionaryField& field : fields) {

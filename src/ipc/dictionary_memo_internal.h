@@ -22,6 +22,10 @@ namespace sluice::ipc {
 /// `fields` given its index type: the layout of the stream's RecordBatch messages.
 SchemaPtr IndexSchema(const Schema& schema, const std::vector<DictionaryField>& fields);
 
+/// Returns the dictionary-encoded fields of `schema` (which has dictionary types), with the ids
+/// its Schema message gives them (AppendSchemaMessage: 0, 1, ... in pre-order).
+std::vector<DictionaryField> DictionaryFieldsOf(const Schema& schema);
+
 /// Returns `schema` with each of `fields` given its dictionary type (index and value types).
 SchemaPtr EncodedSchema(const Schema& schema, const std::vector<DictionaryField>& fields);
 

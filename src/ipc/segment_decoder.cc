@@ -22,6 +22,7 @@
 #include "sluice/base/saturating_arithmetic.h"
 #include "sluice/codec/compression.h"
 #include "sluice/format/array_validate.h"
+#include "sluice/format/dictionary_values.h"
 #include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/ipc_format.h"
 #include "sluice/ipc/message_reader.h"
@@ -603,10 +604,12 @@ class SegmentDecoder::Impl {
 
   // Plans a stream with dictionary-encoded fields: its batches are laid out with index types,
   // and each dictionary's batches with its values' type.
+  // `encoded_schema`, when given, is the schema batches are returned in (else built).
   const CachedSchema* CacheDictionarySchema(const std::string& bytes, SchemaPtr values_schema,
-                                            std::vector<ipc::DictionaryField> fields) {
+                                            std::vector<ipc::DictionaryField> fields,
+                                            SchemaPtr encoded_schema = nullptr) {
     CachedSchema* plan = CacheSchema(bytes, ipc::IndexSchema(*values_schema, fields));
-    SchemaPtr encoded_schema = ipc::EncodedSchema(*values_schema, fields);
+    if (encoded_schema == nullptr) encoded_schema = ipc::EncodedSchema(*values_schema, fields);
     const ipc::DictionaryMemo memo(fields, encoded_schema);
     for (const ipc::DictionaryField& field : fields) {
       const bool planned = std::any_of(plan->dictionary_plans.begin(), plan->dictionary_plans.end(),
@@ -1388,9 +1391,14 @@ class SegmentDecoder::Impl {
       const auto* metadata = message.data() + ipc::kMessagePrefixSize;
       const int64_t metadata_size = message.size() - ipc::kMessagePrefixSize;
       if (FindCachedSchema(metadata, metadata_size) == nullptr) {
-        CacheSchema(std::string(reinterpret_cast<const char*>(metadata),
-                                static_cast<size_t>(metadata_size)),
-                    std::move(schema));
+        std::string bytes(reinterpret_cast<const char*>(metadata),
+                          static_cast<size_t>(metadata_size));
+        if (HasDictionary(*schema)) {
+          CacheDictionarySchema(bytes, UnpackedSchema(schema), ipc::DictionaryFieldsOf(*schema),
+                                schema);
+        } else {
+          CacheSchema(std::move(bytes), std::move(schema));
+        }
       }
     }
     given_schemas_.clear();

@@ -73,10 +73,7 @@ class MapWriter::Impl {
       return Status::Invalid("MapWriter: compact_segment_bytes must be 0 or positive, got ",
                              options_.compact_segment_bytes);
     }
-    // A compact segment is one record batch re-encoded from the plain ones, which a dictionary
-    // column's DictionaryBatch messages do not fit.
-    if (options_.compact_segment_bytes > 0 && options_.encoding.codec != CompressionCodec::kNone &&
-        !HasDictionary(*options_.schema)) {
+    if (options_.compact_segment_bytes > 0 && options_.encoding.codec != CompressionCodec::kNone) {
       SLUICE_ASSIGN_OR_RAISE(compact_,
                              CompactSegmentEncoder::Make(options_.schema, options_.encoding));
       files_->EnableCompaction(

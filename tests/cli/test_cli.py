@@ -1099,12 +1099,13 @@ def test_write_keeps_dictionary_encoded_columns(tmp_path, how):
         run("read", tmp_path / "plain", "--partition", p, "--output", tmp_path / "b.arrow")
         assert decoded(read_stream(tmp_path / "a.arrow")).equals(
             read_stream(tmp_path / "b.arrow")), p
-    if how == "unpacked":
-        return  # small partitions are compact segments, which pyarrow opens after lz4 -d
-    # The segments, opened by pyarrow itself, hold the same rows, dictionaries and all (a schema
-    # with dictionaries has no compact segments).
-    data = (output / "shuffle_0_0_0.data").read_bytes()
-    offsets = big_endian_longs(output / "shuffle_0_0_0.index")
+    # The segments, opened by pyarrow itself, hold the same rows, dictionaries and all (written
+    # as streams: small partitions are otherwise compact segments, opened after lz4 -d).
+    streams = tmp_path / "streams"
+    run(*(arguments[:3] + [streams] + arguments[4:] + ["--set", "compact-segment-bytes=0"]),
+        stdin=source.read_bytes() if how == "stdin" else None)
+    data = (streams / "shuffle_0_0_0.data").read_bytes()
+    offsets = big_endian_longs(streams / "shuffle_0_0_0.index")
     segments = [pa.ipc.open_stream(data[start:end]).read_all()
                 for start, end in zip(offsets, offsets[1:]) if end > start]
     assert decoded(pa.concat_tables(segments)).sort_by("id").equals(expected.sort_by("id"))

@@ -20,7 +20,7 @@ namespace {
 class CompactSegmentTest : public ::testing::TestWithParam<testing::CodecCase> {
  protected:
   void SetUp() override {
-    schema_ = testing::AllTypesSchema(2, /*with_dictionaries=*/false);
+    schema_ = testing::AllTypesSchema(2);
     SegmentEncoderOptions options;
     options.codec = GetParam().codec;
     options.compression_level = GetParam().level;
@@ -257,7 +257,7 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
 
   // Given another schema: still missing, never a wrong decode.
   SegmentDecoder other;
-  ASSERT_TRUE(other.AddSchema(testing::AllTypesSchema(1, /*with_dictionaries=*/false)).ok());
+  ASSERT_TRUE(other.AddSchema(testing::AllTypesSchema(1)).ok());
   EXPECT_EQ(decode_all(&other, referred).code(), StatusCode::kInvalid);
 
   // The layout walker and FirstSchemaMessage: what a tool without a decoder does.

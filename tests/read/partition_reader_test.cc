@@ -149,7 +149,7 @@ class SourceKindTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     MapsToWrite spec;
-    spec.schema = testing::AllTypesSchema(1, /*with_dictionaries=*/false);
+    spec.schema = testing::AllTypesSchema(1);
     spec.partitioning.kind = PartitionKind::kHash;
     spec.partitioning.partition_count = 6;
     spec.partitioning.key_columns = {5};

@@ -35,8 +35,8 @@ SchemaPtr KeyTextValueSchema();
 
 /// Returns a schema with one column of every leaf type and nested columns of the given depth,
 /// dictionary-encoded columns among them unless `with_dictionaries` is false (for tests of
-/// what a dictionary column turns off: compact segments, one block per gather, a decoder's
-/// storage reuse).
+/// what a dictionary column changes: one block per gather, a decoder's arena and storage reuse,
+/// the messages of a stream).
 SchemaPtr AllTypesSchema(int nested_depth, bool with_dictionaries = true);
 
 /// Returns a schema whose fields carry metadata at every level: extension types (arrow.uuid on

@@ -77,7 +77,7 @@ class MapWriterCompactionTest : public ::testing::TestWithParam<CompressionCodec
     return writer->Finish();
   }
 
-  SchemaPtr schema_ = testing::AllTypesSchema(2, /*with_dictionaries=*/false);
+  SchemaPtr schema_ = testing::AllTypesSchema(2);
   std::vector<RecordBatch> batches_ = {testing::RandomBatch(schema_, 300, 1),
                                        testing::RandomBatch(schema_, 200, 2),
                                        testing::RandomBatch(schema_, 250, 3)};
@@ -150,7 +150,7 @@ TEST_P(MapWriterCompactionTest, SmallPartitionsTakeFewerBytesThanStreams) {
 TEST(MapWriterCompactionOptionsTest, ANegativeLimitIsRefused) {
   testing::TemporaryDirectory directory;
   MapWriterOptions options;
-  options.schema = testing::AllTypesSchema(0, /*with_dictionaries=*/false);
+  options.schema = testing::AllTypesSchema(0);
   options.partitioning.kind = PartitionKind::kRoundRobin;
   options.partitioning.partition_count = 3;
   options.data_path = directory.Join("out.data");

@@ -65,7 +65,6 @@ struct MapWriterOptions {
   /// Write dictionary-encoded columns as the values their indices select instead of keeping
   /// them encoded. Default false: each block is preceded by a DictionaryBatch message of the
   /// values its rows use, which a block of few rows of a large dictionary makes much smaller.
-  /// (Segments of a schema with dictionaries are never compact.)
   bool unpack_dictionaries = false;
   /// Where buffered data is charged. Null means a private FixedMemoryBudget of `memory_limit`.
   std::shared_ptr<MemoryBudget> memory_budget;
