@@ -2,6 +2,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <unordered_map>
 
 #include "column_gather_internal.h"
 #include "sluice/base/bit_ops.h"
@@ -1193,7 +1194,8 @@ class DictionaryGather final : public GatherNode<DictionaryGather>, public Dicti
       }
       if (shared == s) {
         shared = numberings_.size();
-        numberings_.push_back(Numbering{static_cast<uint32_t>(s), {}});
+        numberings_.push_back(
+            Numbering{static_cast<uint32_t>(s), dictionaries_[s]->length, {}, {}});
       }
       numbering_of_[s] = static_cast<uint32_t>(shared);
     }
@@ -1213,13 +1215,12 @@ class DictionaryGather final : public GatherNode<DictionaryGather>, public Dicti
       int64_t number = 0;
       if (array.IsValid(row)) {
         Numbering& numbering = numberings_[numbering_of_[source]];
-        if (numbering.numbers.empty()) {
-          numbering.numbers.assign(static_cast<size_t>(dictionaries_[source]->length), -1);
-        }
         const int64_t index = DictionaryIndexAt(array, row);
-        int64_t& assigned = numbering.numbers[static_cast<size_t>(index)];
+        int32_t& assigned = numbering.NumberOf(index);
         if (assigned < 0) {
-          assigned = static_cast<int64_t>(used_rows_.size());
+          // Past INT32_MAX values the block overflows (below), so the number is never read.
+          assigned = static_cast<int32_t>(
+              std::min<size_t>(used_rows_.size(), std::numeric_limits<int32_t>::max()));
           used_sources_.push_back(numbering.source);
           used_rows_.push_back(static_cast<uint32_t>(index));
         }
@@ -1238,10 +1239,13 @@ class DictionaryGather final : public GatherNode<DictionaryGather>, public Dicti
         for (int64_t row = start; row < start + count; ++row) renumber(source, row);
       });
     }
-    if (static_cast<int64_t>(used_rows_.size()) - 1 > max_index_) plan->dictionary_overflow = true;
+    if (static_cast<int64_t>(used_rows_.size()) - 1 >
+        std::min<int64_t>(max_index_, std::numeric_limits<int32_t>::max() - 1)) {
+      plan->dictionary_overflow = true;
+    }
     // Cleared for the next block: only the entries this one set.
     for (size_t k = 0; k < used_rows_.size(); ++k) {
-      numberings_[numbering_of_[used_sources_[k]]].numbers[used_rows_[k]] = -1;
+      numberings_[numbering_of_[used_sources_[k]]].Forget(used_rows_[k]);
     }
     const auto used = static_cast<int64_t>(used_rows_.size());
     used_ = RowSelection{used_sources_.data(), used_rows_.data(), used, used, nullptr, 0};
@@ -1285,9 +1289,29 @@ class DictionaryGather final : public GatherNode<DictionaryGather>, public Dicti
     }
   }
 
+  // A dictionary's numbering in the block being planned: a table of its rows, made at its first
+  // use, or for a dictionary of more than kMaxDenseRows rows (its table would be larger than the
+  // rows a flush holds, as a rule) a hash map of the rows used.
   struct Numbering {
-    uint32_t source = 0;           // the first source with this dictionary
-    std::vector<int64_t> numbers;  // per dictionary row: its number in the block, or -1
+    static constexpr int64_t kMaxDenseRows = int64_t{1} << 20;
+
+    uint32_t source = 0;  // the first source with this dictionary
+    int64_t dictionary_length = 0;
+    std::vector<int32_t> dense;  // per dictionary row: its number in the block, or -1
+    std::unordered_map<int64_t, int32_t> sparse;
+
+    int32_t& NumberOf(int64_t index) {
+      if (dictionary_length > kMaxDenseRows) return sparse.try_emplace(index, -1).first->second;
+      if (dense.empty()) dense.assign(static_cast<size_t>(dictionary_length), -1);
+      return dense[static_cast<size_t>(index)];
+    }
+    void Forget(int64_t index) {
+      if (dictionary_length > kMaxDenseRows) {
+        sparse.erase(index);
+      } else {
+        dense[static_cast<size_t>(index)] = -1;
+      }
+    }
   };
 
   const DataType& value_type_;

@@ -180,6 +180,33 @@ TEST_P(DictionarySegmentTest, DictionariesTooManyForTheIndexTypeSplitTheBlock) {
   EXPECT_TRUE(BatchesEqual(*joined, batches[0]));
 }
 
+// A dictionary of more rows than a dense numbering table is made for (over 2^20) is numbered
+// through a map of the rows used; the block carries those values.
+TEST_P(DictionarySegmentTest, AHugeDictionaryIsNumberedByTheRowsItsBlockUses) {
+  const TypePtr type = DataType::Dictionary(DataType::Int32(), DataType::Int64());
+  auto schema = std::make_shared<Schema>(std::vector<Field>{MakeField("d", type)});
+  const int64_t size = (int64_t{1} << 20) + 7;
+  ArrayBuilder builder(type.get());
+  for (int64_t value = 0; value < size; ++value) builder.child(0).Append<int64_t>(value * 3);
+  for (const int32_t index :
+       {static_cast<int32_t>(size - 1), 5, static_cast<int32_t>(size - 1), 0}) {
+    builder.Append<int32_t>(index);
+  }
+  std::vector<MemoryOwner> owners;
+  ArrayData column = builder.Finish(&owners);
+  const RecordBatch batch(schema, 4, {std::move(column)}, std::move(owners));
+  const AlignedBuffer bytes = EncodeDictionaryRows({batch}, {0, 0, 0, 0}, {0, 1, 2, 3}, GetParam());
+  const DecodedDictionarySegment decoded = DecodeDictionarySegment(bytes);
+  ASSERT_EQ(decoded.batches.size(), 1u);
+  const ArrayData& out = decoded.batches[0].column(0);
+  EXPECT_EQ(out.children[0].length, 3);
+  const int64_t* values = out.children[0].values<int64_t>();
+  std::vector<int64_t> got;
+  for (int64_t row = 0; row < 4; ++row) got.push_back(values[DictionaryIndexAt(out, row)]);
+  EXPECT_EQ(got, (std::vector<int64_t>{(size - 1) * 3, 15, (size - 1) * 3, 0}));
+  EXPECT_LT(bytes.size(), 1000);
+}
+
 // Every dictionary column of the all-types schema (top level, in a list, of a struct) read back
 // from gathered rows of several batches, each batch with dictionaries of its own.
 TEST_P(DictionarySegmentTest, GatheredRowsOfEveryDictionaryColumnReadBack) {
