@@ -264,12 +264,14 @@ class SegmentEncoder::Impl {
   // buffer_lengths_ say.
   void AppendDictionaryHeader(int64_t id, int64_t length, const ipc::BlockPlan& plan,
                               int64_t body_length, AlignedBuffer* out) {
-    flatbuffers::FlatBufferBuilder builder(512);
-    std::vector<fb::FieldNode> nodes;
-    nodes.reserve(plan.nodes.size());
+    // The builder and the vectors are kept from block to block: a block allocates nothing.
+    flatbuffers::FlatBufferBuilder& builder = dictionary_builder_;
+    builder.Clear();
+    std::vector<fb::FieldNode>& nodes = dictionary_nodes_;
+    nodes.clear();
     for (const PlannedNode& node : plan.nodes) nodes.emplace_back(node.length, node.null_count);
-    std::vector<fb::Buffer> buffers;
-    buffers.reserve(plan.buffers.size());
+    std::vector<fb::Buffer>& buffers = dictionary_buffers_;
+    buffers.clear();
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       buffers.emplace_back(buffer_offsets_[i], buffer_lengths_[i]);
     }
@@ -277,7 +279,10 @@ class SegmentEncoder::Impl {
     auto buffers_offset = builder.CreateVectorOfStructs(buffers);
     const int views = CountBinaryViews(dictionaries_[static_cast<size_t>(id)]->value_type());
     flatbuffers::Offset<flatbuffers::Vector<int64_t>> variadic_offset;
-    if (views > 0) variadic_offset = builder.CreateVector(std::vector<int64_t>(views, 1));
+    if (views > 0) {
+      dictionary_variadic_counts_.assign(static_cast<size_t>(views), 1);
+      variadic_offset = builder.CreateVector(dictionary_variadic_counts_);
+    }
     fb::RecordBatchBuilder batch(builder);
     batch.add_length(length);
     batch.add_nodes(nodes_offset);
@@ -422,6 +427,10 @@ class SegmentEncoder::Impl {
   ipc::BlockPlan dictionary_plan_;
   AlignedBuffer dictionary_scratch_;
   AlignedBuffer dictionary_body_;
+  flatbuffers::FlatBufferBuilder dictionary_builder_{512};
+  std::vector<fb::FieldNode> dictionary_nodes_;
+  std::vector<fb::Buffer> dictionary_buffers_;
+  std::vector<int64_t> dictionary_variadic_counts_;
   int node_count_ = 0;
   size_t view_count_ = 0;  // binary_view and utf8_view fields, nested ones included
   int buffer_count_ = 0;
