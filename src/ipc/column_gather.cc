@@ -751,6 +751,9 @@ class ListViewGather final : public GatherNode<ListViewGather<Offset>> {
 
   int node_count() const override { return 1 + child_->node_count(); }
   int buffer_count() const override { return 3 + child_->buffer_count(); }
+  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
+    child_->CollectDictionaries(out);
+  }
 
  private:
   // The child range of a row of a validated source; none for a null row.
@@ -771,12 +774,6 @@ class ListViewGather final : public GatherNode<ListViewGather<Offset>> {
     });
   }
 
- public:
-  void CollectDictionaries(std::vector<DictionaryColumn*>* out) override {
-    child_->CollectDictionaries(out);
-  }
-
- private:
   std::unique_ptr<ColumnGather> child_;
   std::vector<const ArrayData*> child_sources_;
   std::vector<Run> child_runs_;
