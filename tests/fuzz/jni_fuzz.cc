@@ -293,8 +293,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pending_exception.clear();
 
   // A reduce task over blocks made of the rest of the input.
-  const jlong reader =
-      Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(env, nullptr, schema);
+  const jlong reader = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(
+      env, nullptr, schema, JNI_FALSE);
   if (reader != 0) {
     const jlongArray addresses = Longs(owned, 4);
     auto& address_values = As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values;

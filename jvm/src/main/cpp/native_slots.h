@@ -32,6 +32,11 @@ inline constexpr int kRowsOffsets = SLUICE_NATIVE_SLOT(ROWS_OFFSETS);
 inline constexpr int kRowsSizes = SLUICE_NATIVE_SLOT(ROWS_SIZES);
 inline constexpr int kRowsHeldBytes = SLUICE_NATIVE_SLOT(ROWS_HELD_BYTES);
 inline constexpr int kRowsSlots = SLUICE_NATIVE_SLOT(ROWS_SLOTS);
+/// readerNextBatch's out.
+inline constexpr int kBatchArray = SLUICE_NATIVE_SLOT(BATCH_ARRAY);
+inline constexpr int kBatchHeldBytes = SLUICE_NATIVE_SLOT(BATCH_HELD_BYTES);
+inline constexpr int kBatchSlots = SLUICE_NATIVE_SLOT(BATCH_SLOTS);
+
 inline constexpr int kReaderNeedsBlock = SLUICE_NATIVE_SLOT(READER_NEEDS_BLOCK);
 inline constexpr int kReaderEnd = SLUICE_NATIVE_SLOT(READER_END);
 

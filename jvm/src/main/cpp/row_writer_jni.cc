@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jni_bridge.h"
+#include "map_output_results.h"
 #include "native_slots.h"
 #include "sluice/row/row_map_writer.h"
 #include "sluice/row/spark_type.h"
@@ -136,29 +137,7 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_writerF
   auto* writer = FromHandle<RowMapWriter>(handle);
   sluice::jni::Run(env, "writerFinish", [&] {
     SLUICE_ASSIGN_OR_RAISE(sluice::MapOutput output, writer->Finish());
-    const auto partition_count = static_cast<jsize>(output.lengths.size());
-    if (env->GetArrayLength(lengths) != partition_count) {
-      return sluice::Status::Invalid("Finish: ", partition_count,
-                                     " partitions, lengths array differs");
-    }
-    env->SetLongArrayRegion(lengths, 0, partition_count,
-                            reinterpret_cast<const jlong*>(output.lengths.data()));
-    if (!output.checksums.empty() && checksums != nullptr &&
-        env->GetArrayLength(checksums) == partition_count) {
-      std::vector<jlong> values(output.checksums.begin(), output.checksums.end());
-      env->SetLongArrayRegion(checksums, 0, partition_count, values.data());
-    }
-    const sluice::MapWriterMetrics& m = output.metrics;
-    jlong values[sluice::jni::kWriteMetricSlots] = {};
-    values[sluice::jni::kWriteOutputBytes] = m.output_bytes;
-    values[sluice::jni::kWriteSpills] = m.spills;
-    values[sluice::jni::kWriteSpillBytes] = m.spill_bytes;
-    values[sluice::jni::kWriteBlocks] = m.blocks;
-    values[sluice::jni::kWriteRows] = m.rows;
-    values[sluice::jni::kWriteWriteNanos] = m.write_nanos;
-    values[sluice::jni::kWriteTotalNanos] = m.total_nanos;
-    env->SetLongArrayRegion(metrics, 0, sluice::jni::kWriteMetricSlots, values);
-    return sluice::Status::OK();
+    return sluice::jni::ReturnMapOutput(env, output, lengths, checksums, metrics);
   });
 }
 

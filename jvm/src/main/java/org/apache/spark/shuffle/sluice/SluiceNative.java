@@ -37,7 +37,12 @@ final class SluiceNative {
   static final int ROWS_HELD_BYTES = 3;
   static final int ROWS_SLOTS = 4;
 
-  // readerNextRows's results other than a row count.
+  /** readerNextBatch's out: where the decoded batch is. */
+  static final int BATCH_ARRAY = 0;
+  static final int BATCH_HELD_BYTES = 1;
+  static final int BATCH_SLOTS = 2;
+
+  // readerNextRows's and readerNextBatch's results other than a row count.
   static final int READER_NEEDS_BLOCK = 0;
   static final int READER_END = -1;
 
@@ -91,9 +96,40 @@ final class SluiceNative {
 
   static native void writerClose(long writer);
 
-  // Reduce side (row_reader_jni.cc).
+  // Map side of the columnar path (batch_writer_jni.cc).
 
-  static native long readerCreate(String sparkCatalogString);
+  /** A writer of Spark column batches; keys and values set partitioning, codec and the rest. */
+  static native long batchWriterCreate(
+      String sparkCatalogString, String[] keys, String[] values, String dataPath);
+
+  /**
+   * Allocates the next batch's Arrow buffers, bufferBytes[i] bytes each in the C Data
+   * Interface's order (0 for an absent buffer), and fills their addresses; returns the bytes
+   * held after.
+   */
+  static native long batchWriterReserve(long writer, long[] bufferBytes, long[] addresses);
+
+  /**
+   * Writes the batch of `rows` rows the JVM copied into the reserved buffers; nodes holds each
+   * array's length and null count, in pre-order. Returns the bytes held after.
+   */
+  static native long batchWriterWrite(long writer, int rows, long[] nodes);
+
+  /** Spills every batch held; returns the bytes held after. */
+  static native long batchWriterSpill(long writer);
+
+  static native long batchWriterHeldBytes(long writer);
+
+  /** As writerFinish. */
+  static native void batchWriterFinish(
+      long writer, long[] lengths, long[] checksums, long[] metrics);
+
+  static native void batchWriterClose(long writer);
+
+  // Reduce side (reduce_reader_jni.cc).
+
+  /** A reader whose output is UnsafeRows (readerNextRows) or Arrow batches (readerNextBatch). */
+  static native long readerCreate(String sparkCatalogString, boolean batches);
 
   /**
    * Grows the buffer of the block being copied in to at least `capacity` bytes, keeping its
@@ -115,6 +151,13 @@ final class SluiceNative {
    * READER_END after the last row.
    */
   static native int readerNextRows(long reader, long[] out);
+
+  /**
+   * Decodes the next batch; returns its row count and fills out (BATCH_* slots: the address of
+   * an Arrow C Data ArrowArray, a struct array of the columns, valid until the next call, and
+   * the native memory the reader holds), or READER_NEEDS_BLOCK / READER_END as readerNextRows.
+   */
+  static native int readerNextBatch(long reader, long[] out);
 
   /** Fills metrics (READ_* slots). */
   static native void readerMetrics(long reader, long[] metrics);

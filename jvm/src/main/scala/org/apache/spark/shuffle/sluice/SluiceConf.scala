@@ -3,6 +3,7 @@ package org.apache.spark.shuffle.sluice
 import java.util.Locale
 
 import org.apache.spark.SparkConf
+import org.apache.spark.sql.sluice.BatchPartitioning
 
 /**
  * The spark.sluice.* settings and how they map onto the native writer's key-value settings
@@ -59,21 +60,40 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
     }
   def checksumEnabled: Boolean = checksumAlgorithm != "NONE"
 
-  /** The native writer's settings, as parallel key and value arrays (made once per executor). */
-  @transient lazy val writerSettings: (Array[String], Array[String]) = {
-    val settings = Seq(
-      "codec" -> codec,
-      "block-rows" -> blockRows.toString,
-      "block-bytes" -> blockBytes.toString,
-      "page-bytes" -> pageBytes.toString,
-      "validate-utf8" -> validateUtf8.toString,
-      "compact-segment-bytes" -> compactSegmentBytes.toString,
-      "compact-schema-dictionary" -> compactSchemaDictionary.toString,
-      "strategy" -> rowStrategy,
-      "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
-      flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
-    (settings.map(_._1).toArray, settings.map(_._2).toArray)
+  /** The settings of both native writers. */
+  private def encoderSettings: Seq[(String, String)] = Seq(
+    "codec" -> codec,
+    "block-rows" -> blockRows.toString,
+    "block-bytes" -> blockBytes.toString,
+    "validate-utf8" -> validateUtf8.toString,
+    "compact-segment-bytes" -> compactSegmentBytes.toString,
+    "compact-schema-dictionary" -> compactSchemaDictionary.toString,
+    "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
+    flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
+
+  /** The row writer's settings, as parallel key and value arrays (made once per executor). */
+  @transient lazy val writerSettings: (Array[String], Array[String]) =
+    keysAndValues(encoderSettings ++ Seq("page-bytes" -> pageBytes.toString, "strategy" -> rowStrategy))
+
+  /**
+   * The batch writer's settings for one map task: the encoder's, and the partitioning the native
+   * writer computes (the map task's partition id seeds round-robin, as in Spark).
+   */
+  def batchWriterSettings(
+      partitioning: BatchPartitioning,
+      partitionCount: Int,
+      mapPartitionId: Int): (Array[String], Array[String]) = {
+    val placement = Seq(
+      "partitioning" -> partitioning.kind,
+      "partitions" -> partitionCount.toString,
+      "map-id" -> mapPartitionId.toString) ++
+      (if (partitioning.keyColumns.isEmpty) Nil
+       else Seq("keys" -> partitioning.keyColumns.mkString(",")))
+    keysAndValues(encoderSettings ++ placement)
   }
+
+  private def keysAndValues(settings: Seq[(String, String)]): (Array[String], Array[String]) =
+    (settings.map(_._1).toArray, settings.map(_._2).toArray)
 }
 
 private[sluice] object SluiceConf {

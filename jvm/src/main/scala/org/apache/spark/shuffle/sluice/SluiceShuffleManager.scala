@@ -9,7 +9,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.shuffle._
 import org.apache.spark.shuffle.sort.SortShuffleManager
 import org.apache.spark.sql.execution.UnsafeRowSerializer
-import org.apache.spark.sql.sluice.{ExchangeDataSize, SluiceSchemaRDD}
+import org.apache.spark.sql.sluice.{ExchangeDataSize, SluiceBatchDependency, SluiceSchemaRDD}
 import org.apache.spark.util.collection.OpenHashSet
 
 /**
@@ -17,8 +17,10 @@ import org.apache.spark.util.collection.OpenHashSet
  * org.apache.spark.shuffle.sluice.SluiceShuffleManager`.
  *
  * A shuffle of Spark SQL rows whose exchange the SQL extension (SluiceExtensions) tagged with its
- * schema is written by Sluice's native row writer and read back by its native reader; anything
- * else is Spark's sort shuffle, unchanged, decided per shuffle with one log line saying why.
+ * schema is written by Sluice's native row writer and read back by its native reader; a shuffle
+ * of column batches (SluiceColumnarExchangeExec, the columnar path) by its batch writer and read
+ * back as batches; anything else is Spark's sort shuffle, unchanged, decided per shuffle with
+ * one log line saying why.
  *
  * It extends SortShuffleManager on purpose: the fallback is the parent itself, both kinds of
  * shuffle share one IndexShuffleBlockResolver (same files, so the external shuffle service,
@@ -31,7 +33,25 @@ private[spark] class SluiceShuffleManager(conf: SparkConf) extends SortShuffleMa
 
   private val sluiceConf = new SluiceConf(conf)
 
+  /** Why this manager cannot carry Sluice shuffles in this application, if it cannot. */
+  def setupReason: Option[String] = SluiceShuffleManager.setupReason(conf, sluiceConf)
+
   override def registerShuffle[K, V, C](
+      shuffleId: Int,
+      dependency: ShuffleDependency[K, V, C]): ShuffleHandle = dependency match {
+    case batches: SluiceBatchDependency =>
+      // Planned only where Sluice can carry it (ColumnarExchangePlanning); Spark's sort shuffle
+      // could not serialize its column batches.
+      setupReason.foreach(reason => throw new IllegalStateException(
+        s"Sluice: columnar shuffle $shuffleId cannot be carried: $reason"))
+      SluiceStatistics.recordSluice(shuffleId)
+      logInfo(s"Sluice: shuffle $shuffleId (${batches.partitioner.numPartitions} partitions) " +
+        s"is written and read by Sluice as column batches, ${batches.schema}")
+      new SluiceBatchShuffleHandle(shuffleId, batches)
+    case _ => registerRowShuffle(shuffleId, dependency)
+  }
+
+  private def registerRowShuffle[K, V, C](
       shuffleId: Int,
       dependency: ShuffleDependency[K, V, C]): ShuffleHandle = {
     SluiceShuffleManager.sluiceSchema(conf, sluiceConf, dependency) match {
@@ -57,16 +77,26 @@ private[spark] class SluiceShuffleManager(conf: SparkConf) extends SortShuffleMa
       context: TaskContext,
       metrics: ShuffleWriteMetricsReporter): ShuffleWriter[K, V] = handle match {
     case sluiceHandle: SluiceShuffleHandle[K @unchecked, V @unchecked] =>
-      // Recorded where the parent records its own map outputs, so unregisterShuffle removes
-      // Sluice's files too.
-      val mapIds = shuffleBlockResolver.taskIdMapsForShuffle.computeIfAbsent(
-        handle.shuffleId, _ => new OpenHashSet[Long](16))
-      mapIds.synchronized { mapIds.add(mapId) }
-      NativeLibrary.load()
+      recordMapOutput(handle.shuffleId, mapId)
       new SluiceShuffleWriter[K, V](
         sluiceHandle, mapId, context, metrics, shuffleBlockResolver, sluiceConf)
+    case batchHandle: SluiceBatchShuffleHandle[K @unchecked, V @unchecked] =>
+      recordMapOutput(handle.shuffleId, mapId)
+      new SluiceBatchShuffleWriter[K, V](
+        batchHandle, mapId, context, metrics, shuffleBlockResolver, sluiceConf)
     case _ =>
       super.getWriter(handle, mapId, context, metrics)
+  }
+
+  /**
+   * Records a map output where the parent records its own, so unregisterShuffle removes Sluice's
+   * files too, and loads the native library for the writer.
+   */
+  private def recordMapOutput(shuffleId: Int, mapId: Long): Unit = {
+    val mapIds = shuffleBlockResolver.taskIdMapsForShuffle.computeIfAbsent(
+      shuffleId, _ => new OpenHashSet[Long](16))
+    mapIds.synchronized { mapIds.add(mapId) }
+    NativeLibrary.load()
   }
 
   override def getReader[K, C](
@@ -77,12 +107,17 @@ private[spark] class SluiceShuffleManager(conf: SparkConf) extends SortShuffleMa
       endPartition: Int,
       context: TaskContext,
       metrics: ShuffleReadMetricsReporter): ShuffleReader[K, C] = handle match {
-    case sluiceHandle: SluiceShuffleHandle[_, _] =>
+    case _: SluiceShuffleHandle[_, _] | _: SluiceBatchShuffleHandle[_, _] =>
       NativeLibrary.load()
       val blocksByAddress = SparkEnv.get.mapOutputTracker.getMapSizesByExecutorId(
         handle.shuffleId, startMapIndex, endMapIndex, startPartition, endPartition)
+      val output = handle match {
+        case rows: SluiceShuffleHandle[_, _] => SluiceShuffleReader.Rows(rows.schema)
+        case batches: SluiceBatchShuffleHandle[_, _] => SluiceShuffleReader.Batches(
+          batches.batchDependency.schema, batches.batchDependency.types)
+      }
       new SluiceShuffleReader[K, C](
-        sluiceHandle, blocksByAddress, context, metrics,
+        output, blocksByAddress, context, metrics,
         SortShuffleManager.canUseBatchFetch(startPartition, endPartition, context))
     case _ =>
       super.getReader(
@@ -100,17 +135,27 @@ private[spark] object SluiceShuffleManager {
    * Returns the schema of the rows of `dependency` when Sluice can carry the shuffle, or why it
    * cannot.
    */
+  /** Why Sluice cannot carry shuffles under `conf`, whatever they hold, if it cannot. */
+  def setupReason(conf: SparkConf, sluiceConf: SluiceConf): Option[String] = {
+    if (!sluiceConf.enabled) {
+      Some(s"${SluiceConf.Enabled} is false")
+    } else if (conf.get(config.SHUFFLE_IO_PLUGIN_CLASS) != DefaultShuffleDataIO) {
+      Some(s"${config.SHUFFLE_IO_PLUGIN_CLASS.key} is ${conf.get(config.SHUFFLE_IO_PLUGIN_CLASS)}" +
+        " (Sluice writes Spark's local-disk layout only)")
+    } else if (conf.get(config.PUSH_BASED_SHUFFLE_ENABLED)) {
+      Some("spark.shuffle.push.enabled is true (push-based merging is Spark's format only)")
+    } else {
+      None
+    }
+  }
+
   def sluiceSchema(
       conf: SparkConf,
       sluiceConf: SluiceConf,
       dependency: ShuffleDependency[_, _, _]): Either[String, String] = {
-    if (!sluiceConf.enabled) {
-      Left(s"${SluiceConf.Enabled} is false")
-    } else if (conf.get(config.SHUFFLE_IO_PLUGIN_CLASS) != DefaultShuffleDataIO) {
-      Left(s"${config.SHUFFLE_IO_PLUGIN_CLASS.key} is ${conf.get(config.SHUFFLE_IO_PLUGIN_CLASS)}" +
-        " (Sluice writes Spark's local-disk layout only)")
-    } else if (conf.get(config.PUSH_BASED_SHUFFLE_ENABLED)) {
-      Left("spark.shuffle.push.enabled is true (push-based merging is Spark's format only)")
+    val setup = setupReason(conf, sluiceConf)
+    if (setup.isDefined) {
+      Left(setup.get)
     } else if (dependency.aggregator.isDefined || dependency.mapSideCombine) {
       Left("the shuffle has an aggregator (map-side combine), which works on JVM objects")
     } else if (dependency.keyOrdering.isDefined) {

@@ -6,6 +6,9 @@ import org.apache.spark.{InterruptibleIterator, MapOutputTracker, SparkEnv, Task
 import org.apache.spark.internal.{config, Logging}
 import org.apache.spark.shuffle.{ShuffleReader, ShuffleReadMetricsReporter}
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
+import org.apache.spark.sql.sluice.ArrowColumnView
+import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.vectorized.{ColumnarBatch, ColumnVector}
 import org.apache.spark.storage.{BlockId, BlockManager, BlockManagerId, ShuffleBlockFetcherIterator}
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.util.{CompletionIterator, MutablePair}
@@ -25,6 +28,11 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * turn (pointTo(null, address, size)): one JNI call per batch, none per row, no Arrow data in
  * the JVM. Blocks are not wrapped in Spark's compression streams: Sluice blocks carry their own
  * codec.
+ *
+ * A columnar shuffle's reader (Output Batches) converts nothing: the engine's reader joins the
+ * decoded batches to its target size, and each is handed to Spark as a ColumnarBatch of
+ * ArrowColumnViews over the Arrow data, valid until the next batch is asked for.
+ *
  * The native memory the reader holds is charged to the task's TaskMemoryManager after every
  * batch and reported in the task's peak execution memory.
  *
@@ -35,7 +43,7 @@ import org.apache.spark.util.{CompletionIterator, MutablePair}
  * FetchFailedException, which makes Spark recompute the map output.
  */
 private[spark] class SluiceShuffleReader[K, C](
-    handle: SluiceShuffleHandle[_, _],
+    output: SluiceShuffleReader.Output,
     blocksByAddress: Iterator[(BlockManagerId, collection.Seq[(BlockId, Long, Int)])],
     context: TaskContext,
     readMetrics: ShuffleReadMetricsReporter,
@@ -75,74 +83,55 @@ private[spark] class SluiceShuffleReader[K, C](
       shouldBatchFetch && !conf.get(config.SHUFFLE_USE_OLD_FETCH_PROTOCOL) && !encrypted)
 
     SluiceFaults.armFor(context, "reduce")
-    val rows = new RowIterator(fetcher, () => lastStream)
-    context.addTaskCompletionListener[Unit](_ => rows.close())
+    val records: Iterator[Product2[_, _]] with AutoCloseable = output match {
+      case SluiceShuffleReader.Rows(schema) =>
+        new RowIterator(new BlockFeed(fetcher, () => lastStream, batches = false),
+          SluiceShuffleReader.fieldCount(schema))
+      case SluiceShuffleReader.Batches(_, types) =>
+        new BatchIterator(new BlockFeed(fetcher, () => lastStream, batches = true), types)
+    }
+    context.addTaskCompletionListener[Unit](_ => records.close())
     val completed = CompletionIterator[Product2[K, C], Iterator[Product2[K, C]]](
-      rows.asInstanceOf[Iterator[Product2[K, C]]], {
-        rows.close()
+      records.asInstanceOf[Iterator[Product2[K, C]]], {
+        records.close()
         context.taskMetrics().mergeShuffleReadMetrics()
       })
     new InterruptibleIterator[Product2[K, C]](context, completed)
   }
 
-  /** The rows of every fetched block, one reused UnsafeRow pointed at native memory. */
-  private final class RowIterator(
+  /**
+   * The native reader of a task and the blocks it is fed: fetched blocks are pushed to it as it
+   * needs them. Its memory is charged to the task after every batch (a reader cannot spill;
+   * Spark's own reader charges nothing).
+   */
+  private final class BlockFeed(
       fetcher: ShuffleBlockFetcherIterator,
-      currentWrapper: () => SluiceBlockStream) extends Iterator[Product2[Int, UnsafeRow]] {
+      currentWrapper: () => SluiceBlockStream,
+      batches: Boolean) {
 
-    private var reader = SluiceNative.readerCreate(handle.schema)
-    private val row = new UnsafeRow(SluiceShuffleReader.fieldCount(handle.schema))
-    private val pair = new MutablePair[Int, UnsafeRow](0, row)
-    private val addresses = new Array[Long](SluiceNative.ROWS_SLOTS)
+    private var reader = SluiceNative.readerCreate(output.schema, batches)
     private val chunk = SluiceShuffleReader.threadChunk.get()
-    // What the native reader holds (its pools, the block buffers, the rows), charged to the task
-    // after every batch. A reader cannot spill; Spark's own reader charges nothing.
     private val memory = new TaskMemoryCharge(context, () => 0L)
     private var block: InputStream = _
-    private var rowsBase = 0L
-    private var offsets = 0L
-    private var sizes = 0L
-    private var rowCount = 0
-    private var rowIndex = 0
-
-    override def hasNext: Boolean = {
-      while (rowIndex >= rowCount) {
-        if (!nextBatch()) return false
-      }
-      true
-    }
-
-    override def next(): Product2[Int, UnsafeRow] = {
-      if (!hasNext) throw new NoSuchElementException("no more shuffle rows")
-      val offset = Platform.getLong(null, offsets + 8L * rowIndex)
-      val size = Platform.getInt(null, sizes + 4L * rowIndex)
-      row.pointTo(null, rowsBase + offset, size)
-      rowIndex += 1
-      readMetrics.incRecordsRead(1)
-      pair
-    }
 
     /**
-     * Converts the next batch, pushing fetched blocks to the native reader as it needs them;
-     * false after the last row. A decoding failure found while the reader needs no further
-     * block belongs to the block pushed last, whose stream is still open to report it.
+     * Runs `decode` (readerNextRows or readerNextBatch on the reader) until it yields a batch,
+     * pushing fetched blocks as the reader needs them, and charges `heldBytes()` after it.
+     * Returns the batch's row count, or 0 after the last. A decoding failure found while the
+     * reader needs no further block belongs to the block pushed last, whose stream is still open
+     * to report it.
      */
-    private def nextBatch(): Boolean = {
-      if (reader == 0L) return false
+    def next(decode: Long => Int, heldBytes: () => Long): Int = {
+      if (reader == 0L) return 0
       while (true) {
         val count =
-          try SluiceNative.readerNextRows(reader, addresses)
+          try decode(reader)
           catch { case e: SluiceException => failBlock(e) }
         if (count > 0) {
-          rowsBase = addresses(SluiceNative.ROWS_BASE)
-          offsets = addresses(SluiceNative.ROWS_OFFSETS)
-          sizes = addresses(SluiceNative.ROWS_SIZES)
-          rowCount = count
-          rowIndex = 0
-          memory.chargeHeld(addresses(SluiceNative.ROWS_HELD_BYTES))
-          return true
+          memory.chargeHeld(heldBytes())
+          return count
         }
-        if (count == SluiceNative.READER_END) return false
+        if (count == SluiceNative.READER_END) return 0
         // READER_NEEDS_BLOCK: every block pushed so far is decoded.
         if (block != null) {
           block.close()  // releases Spark's buffer of the block
@@ -157,7 +146,7 @@ private[spark] class SluiceShuffleReader[K, C](
           SluiceNative.readerEndBlocks(reader)
         }
       }
-      false
+      0
     }
 
     /** Copies the whole block into a native buffer the reader lends; returns its length. */
@@ -200,17 +189,116 @@ private[spark] class SluiceShuffleReader[K, C](
       if (reader != 0L) {
         val handleToClose = reader
         reader = 0L
-        rowCount = 0
-        rowIndex = 0
         SluiceNative.readerClose(handleToClose)
         context.taskMetrics().incPeakExecutionMemory(memory.peakBytes)
         memory.releaseAll()
       }
     }
   }
+
+  /** The rows of every fetched block, one reused UnsafeRow pointed at native memory. */
+  private final class RowIterator(feed: BlockFeed, fieldCount: Int)
+    extends Iterator[Product2[Int, UnsafeRow]] with AutoCloseable {
+
+    private val row = new UnsafeRow(fieldCount)
+    private val pair = new MutablePair[Int, UnsafeRow](0, row)
+    private val addresses = new Array[Long](SluiceNative.ROWS_SLOTS)
+    private val decode = (reader: Long) => SluiceNative.readerNextRows(reader, addresses)
+    private val heldBytes = () => addresses(SluiceNative.ROWS_HELD_BYTES)
+    private var rowsBase = 0L
+    private var offsets = 0L
+    private var sizes = 0L
+    private var rowCount = 0
+    private var rowIndex = 0
+
+    override def hasNext: Boolean = {
+      while (rowIndex >= rowCount) {
+        rowCount = feed.next(decode, heldBytes)
+        rowIndex = 0
+        if (rowCount == 0) return false
+        rowsBase = addresses(SluiceNative.ROWS_BASE)
+        offsets = addresses(SluiceNative.ROWS_OFFSETS)
+        sizes = addresses(SluiceNative.ROWS_SIZES)
+      }
+      true
+    }
+
+    override def next(): Product2[Int, UnsafeRow] = {
+      if (!hasNext) throw new NoSuchElementException("no more shuffle rows")
+      val offset = Platform.getLong(null, offsets + 8L * rowIndex)
+      val size = Platform.getInt(null, sizes + 4L * rowIndex)
+      row.pointTo(null, rowsBase + offset, size)
+      rowIndex += 1
+      readMetrics.incRecordsRead(1)
+      pair
+    }
+
+    override def close(): Unit = {
+      rowCount = 0
+      rowIndex = 0
+      feed.close()
+    }
+  }
+
+  /**
+   * The batches of every fetched block, as Spark column batches over the decoded Arrow data
+   * (ArrowColumnView), each valid until the next is asked for.
+   */
+  private final class BatchIterator(feed: BlockFeed, types: Array[DataType])
+    extends Iterator[Product2[Int, ColumnarBatch]] with AutoCloseable {
+
+    private val out = new Array[Long](SluiceNative.BATCH_SLOTS)
+    private val decode = (reader: Long) => SluiceNative.readerNextBatch(reader, out)
+    private val heldBytes = () => out(SluiceNative.BATCH_HELD_BYTES)
+    private val pair = new MutablePair[Int, ColumnarBatch](0, null)
+    private var ready = false
+    private var ended = false
+
+    override def hasNext: Boolean = {
+      if (!ready && !ended) {
+        val rows = feed.next(decode, heldBytes)
+        if (rows == 0) ended = true
+        else {
+          pair._2 = batchAt(out(SluiceNative.BATCH_ARRAY), rows)
+          ready = true
+        }
+      }
+      ready
+    }
+
+    override def next(): Product2[Int, ColumnarBatch] = {
+      if (!hasNext) throw new NoSuchElementException("no more shuffle batches")
+      ready = false
+      readMetrics.incRecordsRead(pair._2.numRows())
+      pair
+    }
+
+    /** Views the struct ArrowArray at `array` (one child per column) as a ColumnarBatch. */
+    private def batchAt(array: Long, rows: Int): ColumnarBatch = {
+      val children = Platform.getLong(null, array + SluiceShuffleReader.ArrowArrayChildren)
+      val columns = Array.tabulate[ColumnVector](types.length) { i =>
+        new ArrowColumnView(types(i), Platform.getLong(null, children + 8L * i))
+      }
+      new ColumnarBatch(columns, rows)
+    }
+
+    override def close(): Unit = {
+      ended = true
+      ready = false
+      feed.close()
+    }
+  }
 }
 
 private[spark] object SluiceShuffleReader {
+  /** What a reader returns: UnsafeRows, or column batches of `types` (the columnar path). */
+  sealed trait Output { def schema: String }
+  final case class Rows(schema: String) extends Output
+  final case class Batches(schema: String, types: Array[DataType]) extends Output
+
+  /** The offset of `children` in the Arrow C Data Interface's struct ArrowArray. */
+  val ArrowArrayChildren = 48L
+
   /** Bytes of the array a task copies fetched blocks through. */
   val ChunkBytes: Int = 64 * 1024
 

@@ -1,18 +1,10 @@
 package org.apache.spark.shuffle.sluice
 
-import java.io.{BufferedOutputStream, File, FileInputStream, FileOutputStream, IOException, OutputStream}
-import java.util.zip.Checksum
-
-import org.apache.spark.{SparkEnv, TaskContext}
-import org.apache.spark.internal.Logging
-import org.apache.spark.network.shuffle.checksum.ShuffleChecksumHelper
-import org.apache.spark.scheduler.MapStatus
-import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter, ShuffleWriter}
-import org.apache.spark.shuffle.checksum.RowBasedChecksum
+import org.apache.spark.TaskContext
+import org.apache.spark.shuffle.{IndexShuffleBlockResolver, ShuffleWriteMetricsReporter}
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow
 import org.apache.spark.sql.sluice.ExchangeDataSize
 import org.apache.spark.unsafe.Platform
-import org.apache.spark.util.Utils
 
 /**
  * Writes one map task's rows through Sluice's native RowMapWriter.
@@ -27,16 +19,7 @@ import org.apache.spark.util.Utils
  * TaskMemoryManager through a MemoryConsumer before (pages) or right after (pointer growth,
  * reported by native) they are taken. When Spark asks this consumer to spill, or a page cannot
  * be had, the native writer spills everything it holds to one file and the memory is released.
- *
- * Metrics, as Spark's own shuffle reports them: the exchange's `dataSize` (the bytes of the
- * UnsafeRows written, which adaptive execution plans joins by) and records written; write time
- * covers every native call (conversion, encoding, compression, file writes, spills); the peak
- * memory charged to the task is its peak execution memory.
- *
- * Native code writes only the data file, to the temporary path Spark's IndexShuffleBlockResolver
- * derives from the final one; the resolver then writes the index and checksum files and commits
- * all of them, exactly as for Spark's own writers. The checksums are computed natively with
- * Spark's configured algorithm.
+ * The commit, the metrics and encryption are NativeShuffleWriter's.
  */
 private[spark] class SluiceShuffleWriter[K, V](
     handle: SluiceShuffleHandle[K, V],
@@ -45,17 +28,14 @@ private[spark] class SluiceShuffleWriter[K, V](
     writeMetrics: ShuffleWriteMetricsReporter,
     blockResolver: IndexShuffleBlockResolver,
     conf: SluiceConf)
-  extends ShuffleWriter[K, V] with Logging {
+  extends NativeShuffleWriter[K, V](
+    handle.shuffleId, mapId, handle.dependency.partitioner.numPartitions, context, writeMetrics,
+    blockResolver, conf, handle.dependency.rowBasedChecksums,
+    // Spark's row serializer adds each row's size to the exchange's dataSize metric; this writer
+    // adds the same sum at commit. The manager carries no shuffle whose metric it cannot reach.
+    ExchangeDataSize.of(handle.dependency.serializer).toOption.flatten) {
 
-  private val shuffleId = handle.shuffleId
-  private val partitionCount = handle.dependency.partitioner.numPartitions
-  private var writer = 0L
-  private var finished = false
-  private var stopping = false
-  private var mapStatus: MapStatus = _
-  private val partitionLengths: Array[Long] = new Array[Long](partitionCount)
-  private val rowBasedChecksums: Array[RowBasedChecksum] = handle.dependency.rowBasedChecksums
-  private val serializerManager = SparkEnv.get.serializerManager
+  private val rowBasedChecksums = handle.dependency.rowBasedChecksums
 
   // The page being filled: rows go at cursor, up to pageEnd.
   private val pageOut = new Array[Long](SluiceNative.PAGE_SLOTS)
@@ -68,33 +48,15 @@ private[spark] class SluiceShuffleWriter[K, V](
   private var pointers = SluiceShuffleWriter.threadPointers(conf.pointerBatchRows)
   private var pointerCount = 0
 
-  // Charges the native writer's memory to the task, and spills it when Spark asks.
-  private val memory = new TaskMemoryCharge(context, () => spillNative())
-
-  // Spark's row serializer adds each row's size to the exchange's dataSize metric; this writer
-  // adds the same sum at commit. The manager carries no shuffle whose metric it cannot reach.
-  private val dataSize = ExchangeDataSize.of(handle.dependency.serializer).toOption.flatten
-  private var rowBytes = 0L
-  private var nativeNanos = 0L
-
-  context.addTaskCompletionListener[Unit](_ => close())
-
-  override def write(records: Iterator[Product2[K, V]]): Unit = {
-    val dataFile = blockResolver.getDataFile(shuffleId, mapId)
-    val temporaryFile = Utils.tempFileWith(dataFile)
+  override protected def createNative(path: String): Long = {
     val (keys, values) = conf.writerSettings
-    SluiceFaults.armFor(context, "map")
-    writer = timed(SluiceNative.writerCreate(
-      handle.schema, partitionCount, keys, values, temporaryFile.getAbsolutePath))
-    try {
-      insertAll(records.asInstanceOf[Iterator[Product2[Int, UnsafeRow]]])
-      commit(temporaryFile)
-    } finally {
-      if (temporaryFile.exists() && !finished) temporaryFile.delete()
-    }
+    SluiceNative.writerCreate(handle.schema, partitionCount, keys, values, path)
   }
 
-  private def insertAll(records: Iterator[Product2[Int, UnsafeRow]]): Unit = {
+  override protected def insertAll(records: Iterator[Product2[K, V]]): Unit =
+    insertRows(records.asInstanceOf[Iterator[Product2[Int, UnsafeRow]]])
+
+  private def insertRows(records: Iterator[Product2[Int, UnsafeRow]]): Unit = {
     while (records.hasNext) {
       val record = records.next()
       val partition = record._1
@@ -151,140 +113,28 @@ private[spark] class SluiceShuffleWriter[K, V](
     memory.chargeHeld(held)
   }
 
-  /** Acquires `bytes` from the task (spilling when it cannot have them) ahead of a page. */
-  private def reserve(bytes: Long): Unit = {
-    if (memory.bytes + bytes > conf.maxHeldBytes) spillNative()
-    val got = memory.charge(bytes)
-    if (got < bytes) {
-      memory.release(got)
-      spillNative()
-      memory.chargeOrFail(bytes)
-    }
-  }
-
-  /** Spills every row held natively; returns the bytes released to the task. */
-  private def spillNative(): Long = {
-    if (writer == 0L || finished || stopping) return 0L
+  override protected def spillHeld(): Long = {
     addPointers()
-    val before = memory.bytes
     val released = timed(SluiceNative.writerSpill(writer))
     // Every page is gone: the next row starts a new page.
     cursor = 0L
     pageEnd = 0L
-    memory.chargeHeld(SluiceNative.writerHeldBytes(writer))
-    val freed = before - memory.bytes
-    if (released > 0) {
-      context.taskMetrics().incMemoryBytesSpilled(released)
-      logInfo(s"Sluice: shuffle $shuffleId map $mapId spilled ${Utils.bytesToString(released)}")
-    }
-    freed
+    released
   }
 
-  private def commit(plainFile: File): Unit = {
-    val checksums = new Array[Long](if (conf.checksumEnabled) partitionCount else 0)
-    val metrics = new Array[Long](SluiceNative.WRITE_METRIC_SLOTS)
-    timed(SluiceNative.writerFinish(writer, partitionLengths, checksums, metrics))
-    finished = true
-    memory.chargeHeld(0L)
-    val temporaryFile =
-      if (serializerManager.encryptionEnabled) timed(encryptPartitions(plainFile, checksums))
-      else plainFile
-    val outputBytes =
-      if (temporaryFile eq plainFile) metrics(SluiceNative.WRITE_OUTPUT_BYTES)
-      else partitionLengths.sum
-    val spillBytes = metrics(SluiceNative.WRITE_SPILL_BYTES)
-    writeMetrics.incBytesWritten(outputBytes)
-    writeMetrics.incWriteTime(nativeNanos)
-    dataSize.foreach(_.add(rowBytes))
-    if (spillBytes > 0) context.taskMetrics().incDiskBytesSpilled(spillBytes)
-    blockResolver.writeMetadataFileAndCommit(
-      shuffleId, mapId, partitionLengths, checksums, temporaryFile)
-    mapStatus = MapStatus(SparkEnv.get.blockManager.shuffleServerId, partitionLengths, mapId,
-      RowBasedChecksum.getAggregatedChecksumValue(rowBasedChecksums))
-  }
+  override protected def heldBytes(): Long = SluiceNative.writerHeldBytes(writer)
 
-  /**
-   * With spark.io.encryption.enabled, each non-empty partition of the plain map output becomes
-   * what Spark's own writers store for it: an IV, then the bytes through Spark's cipher stream
-   * with the application's key (SerializerManager.wrapForEncryption), in a new file. The
-   * partition lengths and Spark's checksums become those of the stored bytes. Returns the new
-   * file; the plain one is deleted, and on failure both are.
-   */
-  private def encryptPartitions(plain: File, checksums: Array[Long]): File = {
-    val encrypted = Utils.tempFileWith(plain)
-    val partitionChecksums =
-      if (checksums.isEmpty) null
-      else ShuffleChecksumHelper.createPartitionChecksums(partitionCount, conf.checksumAlgorithm)
-    val buffer = new Array[Byte](1 << 16)
-    try {
-      Utils.tryWithResource(new FileInputStream(plain)) { in =>
-        Utils.tryWithResource(new BufferedOutputStream(new FileOutputStream(encrypted), 1 << 16)) {
-          out =>
-            for (p <- 0 until partitionCount) {
-              val length = partitionLengths(p)
-              if (length > 0) {
-                val stored = new StoredPartitionStream(
-                  out, if (partitionChecksums == null) null else partitionChecksums(p))
-                val cipher = serializerManager.wrapForEncryption(stored)
-                var left = length
-                while (left > 0) {
-                  val read = in.read(buffer, 0, math.min(left, buffer.length.toLong).toInt)
-                  if (read < 0) {
-                    throw new IOException(s"$plain ends inside partition $p")
-                  }
-                  cipher.write(buffer, 0, read)
-                  left -= read
-                }
-                cipher.close()  // the cipher's last bytes; `out` stays open
-                partitionLengths(p) = stored.count
-              }
-              if (partitionChecksums != null) checksums(p) = partitionChecksums(p).getValue
-            }
-        }
-      }
-    } catch {
-      case e: Throwable =>
-        encrypted.delete()
-        plain.delete()
-        throw e
-    }
-    plain.delete()
-    encrypted
-  }
+  override protected def finishNative(
+      lengths: Array[Long], checksums: Array[Long], metrics: Array[Long]): Unit =
+    SluiceNative.writerFinish(writer, lengths, checksums, metrics)
 
-  /** Runs a native call, adding its time to the task's shuffle write time. */
-  private def timed[T](call: => T): T = {
-    val start = System.nanoTime()
-    try call finally nativeNanos += System.nanoTime() - start
-  }
+  override protected def closeNative(handle: Long): Unit = SluiceNative.writerClose(handle)
 
-  override def stop(success: Boolean): Option[MapStatus] = {
-    try {
-      if (stopping) None
-      else {
-        stopping = true
-        context.taskMetrics().incPeakExecutionMemory(memory.peakBytes)
-        if (success && mapStatus != null) Some(mapStatus) else None
-      }
-    } finally {
-      close()
-    }
-  }
-
-  override def getPartitionLengths(): Array[Long] = partitionLengths
-
-  /** Frees the native writer (removing its files unless committed) and its memory. Idempotent. */
-  private def close(): Unit = {
+  override protected def releaseThreadBuffers(): Unit = {
     if (pointers != null) {
       SluiceShuffleWriter.keepPointers(pointers)
       pointers = null
     }
-    if (writer != 0L) {
-      val handleToClose = writer
-      writer = 0L
-      SluiceNative.writerClose(handleToClose)
-    }
-    memory.releaseAll()
   }
 }
 
@@ -307,28 +157,4 @@ private[sluice] object SluiceShuffleWriter {
 
   /** Gives a task's pointer array back to its thread for the next task. */
   def keepPointers(pointers: Array[Long]): Unit = threadArray.set(pointers)
-}
-
-/**
- * The bytes of one partition on their way to the data file: counted, and added to the
- * partition's checksum. Closing it flushes and leaves the file open for the next partition.
- */
-private final class StoredPartitionStream(out: OutputStream, checksum: Checksum)
-  extends OutputStream {
-  var count = 0L
-
-  override def write(b: Int): Unit = {
-    out.write(b)
-    if (checksum != null) checksum.update(b)
-    count += 1
-  }
-
-  override def write(b: Array[Byte], off: Int, len: Int): Unit = {
-    out.write(b, off, len)
-    if (checksum != null) checksum.update(b, off, len)
-    count += len
-  }
-
-  override def flush(): Unit = out.flush()
-  override def close(): Unit = flush()
 }

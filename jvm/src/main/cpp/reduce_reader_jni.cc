@@ -1,4 +1,5 @@
-// JNI entry points of the reduce side: fetched Sluice blocks in, UnsafeRows in native memory out.
+// JNI entry points of the reduce side: fetched Sluice blocks in, UnsafeRows in native memory or
+// Arrow batches out.
 //
 // Spark's ShuffleBlockFetcherIterator hands the reader one block per map output: that output's
 // bytes for the requested partitions, which are Arrow IPC streams back to back (one per
@@ -8,6 +9,10 @@
 // is converted straight into UnsafeRows (ColumnarToRowConverter) in a buffer the
 // reader reuses. The JVM points one UnsafeRow at each row in turn, reading the offsets and sizes
 // arrays in place: one JNI call per batch, none per row, no Arrow data crossing into the JVM.
+//
+// A reader made for batches (the columnar path) converts nothing: the engine's reader coalesces
+// the decoded batches, and each is exported as an Arrow C Data array that the JVM's column
+// vectors read in place until the next call.
 #include <jni.h>
 
 #include <memory>
@@ -17,6 +22,7 @@
 #include "jni_bridge.h"
 #include "native_slots.h"
 #include "sluice/base/aligned_buffer.h"
+#include "sluice/format/c_data.h"
 #include "sluice/read/partition_reader.h"
 #include "sluice/read/pushed_block_queue.h"
 #include "sluice/row/columnar_to_row_converter.h"
@@ -27,12 +33,16 @@ namespace sluice::jni {
 namespace {
 
 /// The reduce side of one task: the queue of pushed blocks, the engine's reader over it, the
-/// block the JVM is copying in, and the rows of the last batch.
-class RowReader {
+/// block the JVM is copying in, and the rows (or the exported array) of the last batch.
+class ReduceReader {
  public:
-  static Result<std::unique_ptr<RowReader>> Make(const std::string& schema_text) {
+  /// A reader of rows, or of Arrow batches when `batches`.
+  static Result<std::unique_ptr<ReduceReader>> Make(const std::string& schema_text, bool batches) {
     SLUICE_ASSIGN_OR_RAISE(SchemaPtr schema, SchemaFromSparkCatalogString(schema_text));
-    SLUICE_ASSIGN_OR_RAISE(auto converter, ColumnarToRowConverter::Make(schema));
+    std::unique_ptr<ColumnarToRowConverter> converter;
+    if (!batches) {
+      SLUICE_ASSIGN_OR_RAISE(converter, ColumnarToRowConverter::Make(schema));
+    }
     std::shared_ptr<PushedBlockQueue> queue = PushedBlockQueue::Make();
     PartitionReaderOptions options;
     // Spark knows the schema, so Open() reads nothing; compact segments may be compressed
@@ -40,14 +50,18 @@ class RowReader {
     options.schema = std::move(schema);
     // Batches go straight to the row converter, which takes any size: joining them first would
     // copy every column once more for nothing (measured in DEVELOPING.md, "The Spark reduce
-    // side on PartitionReader").
-    options.coalesce = false;
+    // side on PartitionReader"). Batches handed to Spark are joined to the reader's target
+    // size: a reduce task of 8,000 map outputs would otherwise see 8,000 small batches.
+    options.coalesce = batches;
     SLUICE_ASSIGN_OR_RAISE(auto reader, PartitionReader::Open({queue}, std::move(options)));
-    return std::unique_ptr<RowReader>(
-        new RowReader(std::move(queue), std::move(reader), std::move(converter)));
+    return std::unique_ptr<ReduceReader>(
+        new ReduceReader(std::move(queue), std::move(reader), std::move(converter)));
   }
 
-  ~RowReader() { queue_->Close(); }
+  ~ReduceReader() {
+    ReleaseExported();
+    queue_->Close();
+  }
 
   /// Grows the buffer of the block being copied in to `capacity` bytes, keeping its first
   /// `kept` bytes (the part copied so far); returns where the JVM copies the block.
@@ -100,6 +114,26 @@ class RowReader {
     return rows_.num_rows();
   }
 
+  /// Exports the next batch as an Arrow C Data array (exported()), releasing the previous one.
+  /// Returns its row count, kNeedsBlock or kEnd as NextRows does.
+  Result<int64_t> NextBatch() {
+    ReleaseExported();
+    SLUICE_ASSIGN_OR_RAISE(const PartitionReader::Poll poll, reader_->TryNext(&batch_));
+    switch (poll) {
+      case PartitionReader::Poll::kNotReady:
+        return kNeedsBlock;
+      case PartitionReader::Poll::kEnd:
+        return kEnd;
+      case PartitionReader::Poll::kBatch:
+        break;
+    }
+    SLUICE_RETURN_NOT_OK(ExportRecordBatch(batch_, &exported_));
+    return batch_.num_rows();
+  }
+
+  /// The last batch NextBatch exported, valid until the next call.
+  const ArrowArray* exported() const { return &exported_; }
+
   static constexpr int64_t kNeedsBlock = kReaderNeedsBlock;
   static constexpr int64_t kEnd = kReaderEnd;
 
@@ -119,8 +153,8 @@ class RowReader {
   }
 
  private:
-  RowReader(std::shared_ptr<PushedBlockQueue> queue, std::unique_ptr<PartitionReader> reader,
-            std::unique_ptr<ColumnarToRowConverter> converter)
+  ReduceReader(std::shared_ptr<PushedBlockQueue> queue, std::unique_ptr<PartitionReader> reader,
+               std::unique_ptr<ColumnarToRowConverter> converter)
       : queue_(std::move(queue)), reader_(std::move(reader)), converter_(std::move(converter)) {}
 
   /// Returns a block buffer no batch views any more (the largest such), or a new one. A task
@@ -143,6 +177,10 @@ class RowReader {
     return buffer;
   }
 
+  void ReleaseExported() {
+    if (exported_.release != nullptr) exported_.release(&exported_);
+  }
+
   static constexpr size_t kRecycledBuffers = 4;
 
   std::shared_ptr<PushedBlockQueue> queue_;
@@ -152,21 +190,23 @@ class RowReader {
   std::vector<std::shared_ptr<AlignedBuffer>> recycled_;  // pushed blocks' buffers, for reuse
   RecordBatch batch_;  // the last batch, handed back to the reader by the next TryNext
   UnsafeRowBatch rows_;
+  ArrowArray exported_{};  // the last batch NextBatch exported (release null when none)
 };
 
 }  // namespace
 }  // namespace sluice::jni
 
 using sluice::jni::FromHandle;
-using sluice::jni::RowReader;
+using sluice::jni::ReduceReader;
 
 extern "C" {
 
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(
-    JNIEnv* env, jclass, jstring schema) {
+    JNIEnv* env, jclass, jstring schema, jboolean batches) {
   jlong handle = 0;
   sluice::jni::Run(env, "readerCreate", [&] {
-    SLUICE_ASSIGN_OR_RAISE(auto reader, RowReader::Make(sluice::jni::ToString(env, schema)));
+    SLUICE_ASSIGN_OR_RAISE(
+        auto reader, ReduceReader::Make(sluice::jni::ToString(env, schema), batches == JNI_TRUE));
     handle = sluice::jni::ToHandle(reader.release());
     return sluice::Status::OK();
   });
@@ -176,7 +216,7 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_reader
 /// Grows the block buffer to `capacity` bytes, keeping its first `kept`; returns its address.
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerReserveBlock(
     JNIEnv* env, jclass, jlong handle, jlong kept, jlong capacity) {
-  auto* reader = FromHandle<RowReader>(handle);
+  auto* reader = FromHandle<ReduceReader>(handle);
   jlong address = 0;
   sluice::jni::Run(env, "readerReserveBlock", [&] {
     SLUICE_ASSIGN_OR_RAISE(uint8_t * data, reader->ReserveBlock(kept, capacity));
@@ -189,7 +229,7 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_reader
 /// Hands the first `length` bytes of the block buffer to the reader (named `name` in errors).
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerPushBlock(
     JNIEnv* env, jclass, jlong handle, jlong length, jstring name) {
-  auto* reader = FromHandle<RowReader>(handle);
+  auto* reader = FromHandle<ReduceReader>(handle);
   sluice::jni::Run(env, "readerPushBlock",
                    [&] { return reader->PushBlock(length, sluice::jni::ToString(env, name)); });
 }
@@ -197,7 +237,7 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerP
 /// Tells the reader that every block has been pushed.
 JNIEXPORT void JNICALL
 Java_org_apache_spark_shuffle_sluice_SluiceNative_readerEndBlocks(JNIEnv*, jclass, jlong handle) {
-  FromHandle<RowReader>(handle)->EndBlocks();
+  FromHandle<ReduceReader>(handle)->EndBlocks();
 }
 
 /// Converts the next batch into rows. Returns the row count and fills out (the ROWS_* slots:
@@ -205,7 +245,7 @@ Java_org_apache_spark_shuffle_sluice_SluiceNative_readerEndBlocks(JNIEnv*, jclas
 /// next batch needs a block not pushed yet; READER_END after the last row.
 JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
     JNIEnv* env, jclass, jlong handle, jlongArray out) {
-  auto* reader = FromHandle<RowReader>(handle);
+  auto* reader = FromHandle<ReduceReader>(handle);
   jint rows = -1;
   sluice::jni::Run(env, "readerNextRows", [&] {
     SLUICE_ASSIGN_OR_RAISE(const int64_t count, reader->NextRows());
@@ -227,10 +267,32 @@ JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerN
   return rows;
 }
 
+/// Exports the next batch. Returns the row count and fills out (the BATCH_* slots: the address
+/// of its ArrowArray, a struct array of the columns, valid until the next call, and the native
+/// memory the reader holds); READER_NEEDS_BLOCK or READER_END as readerNextRows.
+JNIEXPORT jint JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextBatch(
+    JNIEnv* env, jclass, jlong handle, jlongArray out) {
+  auto* reader = FromHandle<ReduceReader>(handle);
+  jint rows = -1;
+  sluice::jni::Run(env, "readerNextBatch", [&] {
+    SLUICE_ASSIGN_OR_RAISE(const int64_t count, reader->NextBatch());
+    if (count > 0) {
+      jlong values[sluice::jni::kBatchSlots] = {};
+      values[sluice::jni::kBatchArray] =
+          static_cast<jlong>(reinterpret_cast<intptr_t>(reader->exported()));
+      values[sluice::jni::kBatchHeldBytes] = reader->held_bytes();
+      env->SetLongArrayRegion(out, 0, sluice::jni::kBatchSlots, values);
+    }
+    rows = static_cast<jint>(count);
+    return sluice::Status::OK();
+  });
+  return rows;
+}
+
 /// Fills metrics (the READ_* slots).
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerMetrics(
     JNIEnv* env, jclass, jlong handle, jlongArray metrics) {
-  const sluice::PartitionReaderMetrics m = FromHandle<RowReader>(handle)->metrics();
+  const sluice::PartitionReaderMetrics m = FromHandle<ReduceReader>(handle)->metrics();
   jlong values[sluice::jni::kReadMetricSlots] = {};
   values[sluice::jni::kReadSegments] = m.segments;
   values[sluice::jni::kReadBlocks] = m.blocks;
@@ -243,7 +305,7 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerM
 JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_readerClose(JNIEnv*,
                                                                                      jclass,
                                                                                      jlong handle) {
-  delete FromHandle<RowReader>(handle);
+  delete FromHandle<ReduceReader>(handle);
 }
 
 }  // extern "C"

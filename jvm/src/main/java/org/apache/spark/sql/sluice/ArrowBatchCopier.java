@@ -1,0 +1,407 @@
+package org.apache.spark.sql.sluice;
+
+import java.math.BigInteger;
+import java.util.Arrays;
+
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.CalendarIntervalType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DayTimeIntervalType;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.TimeType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.YearMonthIntervalType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.types.CalendarInterval;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * Copies a Spark ColumnarBatch into Arrow buffers in native memory, once: the one copy of the
+ * columnar path's map side.
+ *
+ * A batch is copied in two passes. {@link #measure} sizes every buffer (the bytes of the strings
+ * and binaries are counted, the rest follows from the row count) in the order of the Arrow C Data
+ * Interface, column by column; the native writer allocates them all at once; {@link #fill} writes
+ * the values, the validity bitmaps (only for columns with nulls) and the offsets, and records each
+ * column's length and null count. The layouts are Sluice's Arrow types for Spark types
+ * (sluice/row/spark_type.h), the ones {@link ArrowColumnView} reads back.
+ *
+ * Values are read through ColumnVector's getters, so any vector works (Parquet's and ORC's
+ * on-heap and off-heap vectors, the columnar cache, constant partition columns, Arrow-backed
+ * vectors); strings of Spark's writable vectors are copied from their storage without a
+ * UTF8String per value.
+ *
+ * It also adds up what the batch's rows take as UnsafeRows, which Spark's row serializer would
+ * report as the exchange's data size (adaptive execution plans joins by it).
+ */
+public final class ArrowBatchCopier {
+  private final ColumnCopier[] columns;
+  private final long[] bufferBytes;
+  private final long[] addresses;
+  private final long[] nodes;
+  private final int bufferCount;
+  private final long fixedRowBytes;
+
+  public ArrowBatchCopier(DataType[] types) {
+    columns = new ColumnCopier[types.length];
+    int buffers = 0;
+    for (int i = 0; i < types.length; i++) {
+      columns[i] = ColumnCopier.of(types[i]);
+      buffers += columns[i].bufferCount();
+    }
+    bufferCount = buffers;
+    bufferBytes = new long[buffers];
+    addresses = new long[buffers];
+    nodes = new long[2 * types.length];
+    // An UnsafeRow: a null bitmap of 8-byte words, then 8 bytes per field.
+    fixedRowBytes = 8L * ((types.length + 63) / 64) + 8L * types.length;
+  }
+
+  /** Sizes the buffers of `batch` (bufferBytes()); returns the bytes its rows take as UnsafeRows. */
+  public long measure(ColumnarBatch batch) {
+    final int rows = batch.numRows();
+    long rowBytes = fixedRowBytes * rows;
+    int at = 0;
+    for (int i = 0; i < columns.length; i++) {
+      rowBytes += columns[i].measure(batch.column(i), rows, bufferBytes, at);
+      at += columns[i].bufferCount();
+    }
+    return rowBytes;
+  }
+
+  /** The sizes measure() found, one per buffer. */
+  public long[] bufferBytes() {
+    return bufferBytes;
+  }
+
+  /** Where fill() writes: the addresses of the buffers, filled by the native writer. */
+  public long[] addresses() {
+    return addresses;
+  }
+
+  /** Copies `batch` into the buffers at addresses(); returns each column's (length, nulls). */
+  public long[] fill(ColumnarBatch batch) {
+    final int rows = batch.numRows();
+    int at = 0;
+    for (int i = 0; i < columns.length; i++) {
+      nodes[2 * i] = rows;
+      nodes[2 * i + 1] = columns[i].fill(batch.column(i), rows, addresses, at);
+      at += columns[i].bufferCount();
+    }
+    return nodes;
+  }
+
+  /** One column's copy. measure() and fill() take the buffer slots from `at` on. */
+  private abstract static class ColumnCopier {
+    /** Buffers of the column in the C Data Interface (the validity bitmap included). */
+    abstract int bufferCount();
+
+    /** Sizes the buffers; returns the bytes the values take in UnsafeRows beyond 8 per field. */
+    abstract long measure(ColumnVector vector, int rows, long[] sizes, int at);
+
+    /** Copies the values; returns the null count. */
+    abstract int fill(ColumnVector vector, int rows, long[] addresses, int at);
+
+    static ColumnCopier of(DataType type) {
+      if (type instanceof NullType) return new NullCopier();
+      if (type instanceof BooleanType) return new BooleanCopier();
+      if (type instanceof ByteType) return new FixedCopier(1);
+      if (type instanceof ShortType) return new FixedCopier(2);
+      if (type instanceof IntegerType || type instanceof DateType
+          || type instanceof YearMonthIntervalType) {
+        return new FixedCopier(4);
+      }
+      if (type instanceof FloatType) return new FloatCopier();
+      if (type instanceof LongType || type instanceof TimestampType
+          || type instanceof TimestampNTZType || type instanceof DayTimeIntervalType
+          || type instanceof TimeType) {
+        return new FixedCopier(8);
+      }
+      if (type instanceof DoubleType) return new DoubleCopier();
+      if (type instanceof DecimalType) return new DecimalCopier((DecimalType) type);
+      if (type instanceof StringType || type instanceof BinaryType) return new BytesCopier();
+      if (type instanceof CalendarIntervalType) return new IntervalCopier();
+      throw new UnsupportedOperationException(
+          "the columnar path does not carry " + type.catalogString() + " yet");
+    }
+
+    /** Sizes the validity bitmap: none without nulls. */
+    static long validityBytes(ColumnVector vector, int rows) {
+      return vector.hasNull() ? (rows + 7) / 8 : 0;
+    }
+
+    /** Writes the validity bitmap when the column has one; returns the null count. */
+    static int fillValidity(ColumnVector vector, int rows, long address) {
+      if (address == 0L) return 0;
+      int nulls = 0;
+      for (int start = 0; start < rows; start += 8) {
+        int bits = 0;
+        final int end = Math.min(rows, start + 8);
+        for (int i = start; i < end; i++) {
+          if (vector.isNullAt(i)) nulls++;
+          else bits |= 1 << (i - start);
+        }
+        Platform.putByte(null, address + (start >> 3), (byte) bits);
+      }
+      return nulls;
+    }
+  }
+
+  private static final class NullCopier extends ColumnCopier {
+    @Override int bufferCount() { return 0; }
+
+    @Override long measure(ColumnVector vector, int rows, long[] sizes, int at) { return 0; }
+
+    @Override int fill(ColumnVector vector, int rows, long[] addresses, int at) { return rows; }
+  }
+
+  private static final class BooleanCopier extends ColumnCopier {
+    @Override int bufferCount() { return 2; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = (rows + 7) / 8;
+      return 0;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long bitsAddress = addresses[at + 1];
+      for (int start = 0; start < rows; start += 8) {
+        int bits = 0;
+        final int end = Math.min(rows, start + 8);
+        for (int i = start; i < end; i++) {
+          if (!vector.isNullAt(i) && vector.getBoolean(i)) bits |= 1 << (i - start);
+        }
+        Platform.putByte(null, bitsAddress + (start >> 3), (byte) bits);
+      }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  /** Integers of 1, 2, 4 or 8 bytes (dates, timestamps, intervals and times among them). */
+  private static final class FixedCopier extends ColumnCopier {
+    private final int width;
+
+    FixedCopier(int width) { this.width = width; }
+
+    @Override int bufferCount() { return 2; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = (long) width * rows;
+      return 0;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long out = addresses[at + 1];
+      switch (width) {
+        case 1:
+          for (int i = 0; i < rows; i++) Platform.putByte(null, out + i, vector.getByte(i));
+          break;
+        case 2:
+          for (int i = 0; i < rows; i++) Platform.putShort(null, out + 2L * i, vector.getShort(i));
+          break;
+        case 4:
+          for (int i = 0; i < rows; i++) Platform.putInt(null, out + 4L * i, vector.getInt(i));
+          break;
+        default:
+          for (int i = 0; i < rows; i++) Platform.putLong(null, out + 8L * i, vector.getLong(i));
+          break;
+      }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  private static final class FloatCopier extends ColumnCopier {
+    @Override int bufferCount() { return 2; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 4L * rows;
+      return 0;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long out = addresses[at + 1];
+      for (int i = 0; i < rows; i++) Platform.putFloat(null, out + 4L * i, vector.getFloat(i));
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  private static final class DoubleCopier extends ColumnCopier {
+    @Override int bufferCount() { return 2; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 8L * rows;
+      return 0;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long out = addresses[at + 1];
+      for (int i = 0; i < rows; i++) Platform.putDouble(null, out + 8L * i, vector.getDouble(i));
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  /** decimal128: 16 bytes, little-endian two's complement of the unscaled value. */
+  private static final class DecimalCopier extends ColumnCopier {
+    private final int precision;
+    private final int scale;
+
+    DecimalCopier(DecimalType type) {
+      precision = type.precision();
+      scale = type.scale();
+    }
+
+    @Override int bufferCount() { return 2; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 16L * rows;
+      // An UnsafeRow keeps a decimal of over 18 digits in 16 bytes of its variable part.
+      return precision > Decimal.MAX_LONG_DIGITS() ? 16L * (rows - vector.numNulls()) : 0;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long out = addresses[at + 1];
+      final boolean compact = precision <= Decimal.MAX_LONG_DIGITS();
+      // Spark's writable vectors keep a decimal of up to 9 digits as an int, up to 18 as a long.
+      final boolean writable = vector instanceof WritableColumnVector;
+      for (int i = 0; i < rows; i++) {
+        final long address = out + 16L * i;
+        if (vector.isNullAt(i)) {
+          Platform.putLong(null, address, 0L);
+          Platform.putLong(null, address + 8, 0L);
+        } else if (compact) {
+          final long unscaled = !writable ? vector.getDecimal(i, precision, scale).toUnscaledLong()
+              : precision <= Decimal.MAX_INT_DIGITS() ? vector.getInt(i) : vector.getLong(i);
+          Platform.putLong(null, address, unscaled);
+          Platform.putLong(null, address + 8, unscaled < 0 ? -1L : 0L);
+        } else {
+          putWide(vector.getDecimal(i, precision, scale), address);
+        }
+      }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+
+    private static void putWide(Decimal value, long address) {
+      final BigInteger unscaled = value.toJavaBigDecimal().unscaledValue();
+      final byte[] bigEndian = unscaled.toByteArray();  // at most 16 bytes for 38 digits
+      final byte[] little = new byte[16];
+      Arrays.fill(little, unscaled.signum() < 0 ? (byte) -1 : 0);
+      for (int i = 0; i < bigEndian.length; i++) little[i] = bigEndian[bigEndian.length - 1 - i];
+      Platform.copyMemory(little, Platform.BYTE_ARRAY_OFFSET, null, address, 16);
+    }
+  }
+
+  /** Strings and binaries: int32 offsets and the bytes. */
+  private static final class BytesCopier extends ColumnCopier {
+    @Override int bufferCount() { return 3; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      long bytes = 0;
+      long rowBytes = 0;
+      for (int i = 0; i < rows; i++) {
+        if (vector.isNullAt(i)) continue;
+        final int length = length(vector, i);
+        bytes += length;
+        rowBytes += (length + 7) & ~7L;  // an UnsafeRow pads variable-length values to 8
+      }
+      if (bytes > Integer.MAX_VALUE) {
+        throw new IllegalStateException("Sluice: a batch of " + bytes
+            + " bytes of strings overflows Arrow's 32-bit offsets");
+      }
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 4L * (rows + 1);
+      sizes[at + 2] = bytes;
+      return rowBytes;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long offsets = addresses[at + 1];
+      final long data = addresses[at + 2];
+      int end = 0;
+      Platform.putInt(null, offsets, 0);
+      for (int i = 0; i < rows; i++) {
+        if (!vector.isNullAt(i)) {
+          final UTF8String value = bytesAt(vector, i);
+          final int length = value.numBytes();
+          Platform.copyMemory(value.getBaseObject(), value.getBaseOffset(), null, data + end,
+              length);
+          end += length;
+        }
+        Platform.putInt(null, offsets + 4L * (i + 1), end);
+      }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+
+    private static int length(ColumnVector vector, int i) {
+      if (vector instanceof WritableColumnVector) {
+        return ((WritableColumnVector) vector).getArrayLength(i);
+      }
+      return bytesAt(vector, i).numBytes();
+    }
+
+    /** The bytes of a value, without copying them where the vector allows. */
+    private static UTF8String bytesAt(ColumnVector vector, int i) {
+      if (vector.dataType() instanceof StringType || vector instanceof WritableColumnVector) {
+        return vector.getUTF8String(i);
+      }
+      return UTF8String.fromBytes(vector.getBinary(i));
+    }
+  }
+
+  /** month_day_nano: int32 months, int32 days, int64 nanoseconds. */
+  private static final class IntervalCopier extends ColumnCopier {
+    @Override int bufferCount() { return 2; }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 16L * rows;
+      return 16L * (rows - vector.numNulls());
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+      final long out = addresses[at + 1];
+      for (int i = 0; i < rows; i++) {
+        final long address = out + 16L * i;
+        final CalendarInterval value = vector.isNullAt(i) ? null : vector.getInterval(i);
+        Platform.putInt(null, address, value == null ? 0 : value.months);
+        Platform.putInt(null, address + 4, value == null ? 0 : value.days);
+        Platform.putLong(null, address + 8,
+            value == null ? 0L : Math.multiplyExact(value.microseconds, 1000L));
+      }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package org.apache.spark.sql.sluice
+
+import org.apache.spark.SparkEnv
+import org.apache.spark.shuffle.sluice.SluiceShuffleManager
+import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RoundRobinPartitioning, SinglePartition}
+import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{DataType, StringType}
+
+/**
+ * Decides whether a shuffle exchange takes Sluice's columnar path (SluiceColumnarExchangeExec)
+ * and, when it does not, why: the reason is shown in the plan (SluiceShuffleInputExec) and
+ * logged.
+ *
+ * The columnar path applies when the exchange's child produces column batches, every column has
+ * a type the path carries, and Sluice computes the partitioning natively as Spark would: hash
+ * partitioning on columns (Murmur3 of the key columns, seed 42, pmod, for keys whose strings
+ * compare by their bytes), a single partition, and round-robin when Spark does not sort rows
+ * before it (spark.sql.execution.sortBeforeRepartition false; with the sort, Spark's placement
+ * depends on the rows' binary order, which only the row path reproduces). Range partitioning and
+ * expressions other than columns take the row path. The session setting
+ * spark.sluice.columnar.enabled (default true) turns the path off.
+ */
+object ColumnarExchangePlanning {
+  val Enabled = "spark.sluice.columnar.enabled"
+
+  /** The columnar exchange that replaces `exchange`, or why the row path carries it. */
+  def plan(exchange: ShuffleExchangeExec): Either[String, SluiceColumnarExchangeExec] = {
+    val conf = SQLConf.get
+    val child = exchange.child
+    for {
+      _ <- check(conf.getConfString(Enabled, "true").toBoolean, s"$Enabled is false")
+      _ <- managerReason.toLeft(())
+      _ <- check(child.supportsColumnar, s"its child (${child.nodeName}) produces rows")
+      _ <- check(!conf.shuffleOrderIndependentChecksumEnabled,
+        "order-independent shuffle checksums are computed over rows")
+      _ <- child.output.map(_.dataType).find(!ArrowColumnView.supports(_)).map(t =>
+        s"the columnar path does not carry ${t.catalogString} yet").toLeft(())
+      partitioning <- batchPartitioning(exchange, child.output)
+    } yield SluiceColumnarExchangeExec(exchange.outputPartitioning, child, partitioning,
+      exchange.shuffleOrigin, exchange.advisoryPartitionSize)
+  }
+
+  private def check(condition: Boolean, reason: => String): Either[String, Unit] =
+    if (condition) Right(()) else Left(reason)
+
+  /** Why the executors' shuffle manager cannot carry a columnar shuffle, if it cannot. */
+  private def managerReason: Option[String] = SparkEnv.get.shuffleManager match {
+    case manager: SluiceShuffleManager => manager.setupReason
+    case other => Some(s"the shuffle manager is ${other.getClass.getName}")
+  }
+
+  private def batchPartitioning(
+      exchange: ShuffleExchangeExec,
+      output: Seq[Attribute]): Either[String, BatchPartitioning] = exchange.outputPartitioning match {
+    case SinglePartition => Right(BatchPartitioning("single", Nil))
+    case HashPartitioning(expressions, _) => keyColumns(expressions, output).map(
+      keys => BatchPartitioning("hash", keys))
+    case RoundRobinPartitioning(_) if SQLConf.get.sortBeforeRepartition =>
+      Left("round-robin partitioning sorts rows first (spark.sql.execution.sortBeforeRepartition)")
+    case RoundRobinPartitioning(_) => Right(BatchPartitioning("round-robin", Nil))
+    case other => Left(s"${other.getClass.getSimpleName} is computed on rows")
+  }
+
+  /** The column index of each hash key, if every key is a column Sluice hashes as Spark does. */
+  private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Either[String, Seq[Int]] = {
+    val indices = keys.map {
+      case attribute: Attribute => output.indexWhere(_.exprId == attribute.exprId)
+      case _ => -1
+    }
+    if (indices.contains(-1)) {
+      Left("a hash key is an expression, not a column")
+    } else if (keys.exists(key => !hashesBytes(key.dataType))) {
+      Left("a hash key is a string of a collation Spark hashes by its collation key")
+    } else {
+      Right(indices)
+    }
+  }
+
+  private def hashesBytes(dataType: DataType): Boolean = dataType match {
+    case string: StringType => string.isUTF8BinaryCollation
+    case _ => true
+  }
+}
