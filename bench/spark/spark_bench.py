@@ -34,7 +34,9 @@ import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-CONFIGS = ["spark", "sluice", "comet_native", "comet_jvm"]
+# sluice_rows: Sluice with its columnar path off (spark.sluice.columnar.enabled=false), every
+# exchange on the row path, as before the columnar path existed.
+CONFIGS = ["spark", "sluice", "sluice_rows", "comet_native", "comet_jvm"]
 # Another build of the plugin (--baseline-jar), for before/after comparisons in one run.
 BASELINE = "sluice_baseline"
 
@@ -215,8 +217,8 @@ def spark_conf(config, args, local_dir):
         "spark.driver.extraJavaOptions": "-XX:+UseG1GC",
         "spark.executor.extraJavaOptions": " ".join(["-XX:+UseG1GC", *args.executor_java_options]),
     }
-    if config in ("sluice", BASELINE):
-        jar = args.jar if config == "sluice" else args.baseline_jar
+    if config in ("sluice", "sluice_rows", BASELINE):
+        jar = args.baseline_jar if config == BASELINE else args.jar
         conf.update({
             "spark.driver.extraClassPath": jar,
             "spark.executor.extraClassPath": jar,
@@ -224,6 +226,8 @@ def spark_conf(config, args, local_dir):
             "spark.sql.extensions": "org.apache.spark.sql.sluice.SluiceExtensions",
             "spark.sluice.codec": "lz4",
         })
+        if config == "sluice_rows":
+            conf["spark.sluice.columnar.enabled"] = "false"
     elif config.startswith("comet"):
         conf.update({
             "spark.driver.extraClassPath": args.comet_jar,
