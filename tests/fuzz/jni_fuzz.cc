@@ -1,14 +1,18 @@
 // Fuzzes the JNI entry points of the Spark plugin as the JVM calls them, through a JNIEnv of this
 // harness's own (strings, long[] and String[] are plain C++ objects behind the handles): schema
-// checks, a map task (pages filled with rows, packed pointers, spills, finish, close) and a reduce
-// task (blocks copied into the reserved buffer, decoded into rows, which the harness reads as the
-// JVM's UnsafeRow would). Arguments come from the input, right or wrong. Every call must return
-// or throw a SluiceException (here: a recorded pending exception), never crash, leak or read out
-// of bounds; rows handed back must lie inside the reader's buffers.
+// checks, a map task (pages filled with rows, packed pointers, spills, finish, close), in the
+// columnar mode a map task of column batches (buffers reserved and filled, arrays of lengths and
+// null counts from the input, which the writer must check), and a reduce task (blocks copied into
+// the reserved buffer, decoded into rows, which the harness reads as the JVM's UnsafeRow would, or
+// exported as Arrow batches, which the harness imports and validates). Arguments come from the
+// input, right or wrong. Every call must return or throw a SluiceException (here: a recorded
+// pending exception), never crash, leak or read out of bounds; rows handed back must lie inside
+// the reader's buffers.
 //
-// Input layout: byte 0 picks a schema (value % kSchemas, or, at kSchemas, a catalog string taken
-// from the input), byte 1 the partition count - 1; then operations, each an opcode byte and its
-// operands (see Run below); the reduce side's blocks are the input's remaining bytes.
+// Input layout: byte 0 picks a schema (value % (kSchemas + 1): one of kSchemas, or, at kSchemas,
+// a catalog string taken from the input) and the mode (value / (kSchemas + 1) odd: columnar),
+// byte 1 the partition count - 1; then operations, each an opcode byte and its operands (see
+// below); the reduce side's blocks are the input's remaining bytes.
 #include <jni.h>
 #include <org_apache_spark_shuffle_sluice_SluiceNative.h>
 
@@ -19,6 +23,10 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "sluice/format/array_validate.h"
+#include "sluice/format/c_data.h"
+#include "sluice/row/spark_type.h"
 
 namespace {
 
@@ -86,6 +94,14 @@ void JNICALL SetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize le
   }
   std::memcpy(target.data() + start, values, static_cast<size_t>(length) * sizeof(jlong));
 }
+void JNICALL GetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize length,
+                                jlong* values) {
+  const auto& source = As<FakeLongArray>(array)->values;
+  if (start < 0 || length < 0 || static_cast<size_t>(start) + length > source.size()) {
+    std::abort();  // the JVM would throw ArrayIndexOutOfBoundsException: a library bug
+  }
+  std::memcpy(values, source.data() + start, static_cast<size_t>(length) * sizeof(jlong));
+}
 void* JNICALL GetPrimitiveArrayCritical(JNIEnv*, jarray array, jboolean* copy) {
   if (copy != nullptr) *copy = JNI_FALSE;
   return As<FakeLongArray>(array)->values.data();
@@ -106,6 +122,7 @@ JNIEnv* Environment() {
     table.GetArrayLength = GetArrayLength;
     table.GetObjectArrayElement = GetObjectArrayElement;
     table.SetLongArrayRegion = SetLongArrayRegion;
+    table.GetLongArrayRegion = GetLongArrayRegion;
     table.GetPrimitiveArrayCritical = GetPrimitiveArrayCritical;
     table.ReleasePrimitiveArrayCritical = ReleasePrimitiveArrayCritical;
     return table;
@@ -198,6 +215,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     schema_text.assign(reinterpret_cast<const char*>(text), length);
     schema_text = schema_text.c_str();  // a Java string has no NUL inside its UTF-8 form here
   }
+  const bool columnar = (schema_choice / (kSchemaCount + 1)) % 2 == 1;
   const jint partitions = 1 + input.Byte();
   const jstring schema = String(owned, schema_text);
   Java_org_apache_spark_shuffle_sluice_SluiceNative_checkSchema(env, nullptr, schema);
@@ -292,15 +310,85 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   pending_exception.clear();
 
+  // A map task of the columnar path: batches whose buffers and arrays come from the input.
+  if (columnar) {
+    const jlong batch_writer = Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterCreate(
+        env, nullptr, schema,
+        Strings(owned, {"codec", "block-rows", "partitioning", "partitions", "keys"}),
+        Strings(owned, {"lz4", "16", "hash", std::to_string(partitions), "0"}),
+        String(owned, data_path));
+    if (batch_writer != 0) {
+      for (int batch = 0; batch < 4 && !input.done() && pending_exception.empty(); ++batch) {
+        const uint8_t buffers_byte = input.Byte();
+        if (buffers_byte == 0xFF) break;  // no more batches
+        const size_t buffer_count = buffers_byte % 12;
+        const jlongArray sizes = Longs(owned, buffer_count);
+        auto& size_values = As<FakeLongArray>(reinterpret_cast<jobject>(sizes))->values;
+        for (auto& size : size_values) size = input.Word() % 2048;
+        const jlongArray addresses = Longs(owned, buffer_count);
+        Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterReserve(
+            env, nullptr, batch_writer, sizes, addresses);
+        if (!pending_exception.empty()) break;
+        // The buffers filled with the input's bytes, as the JVM's copy would fill them.
+        for (size_t i = 0; i < buffer_count; ++i) {
+          size_t length = static_cast<size_t>(size_values[i]);
+          const uint8_t* bytes = input.Take(&length);
+          auto* target = reinterpret_cast<uint8_t*>(static_cast<intptr_t>(
+              As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values[i]));
+          if (target != nullptr) std::memcpy(target, bytes, length);
+        }
+        const size_t node_count = input.Byte() % 8;
+        const jlongArray nodes = Longs(owned, 2 * node_count);
+        for (auto& value : As<FakeLongArray>(reinterpret_cast<jobject>(nodes))->values) {
+          value = static_cast<jlong>(input.Word() % 512) - 4;  // now and then negative
+        }
+        Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterWrite(
+            env, nullptr, batch_writer, static_cast<jint>(input.Word() % 512), nodes);
+      }
+      if (pending_exception.empty()) {
+        Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterSpill(env, nullptr,
+                                                                           batch_writer);
+      }
+      if (pending_exception.empty()) {
+        Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterFinish(
+            env, nullptr, batch_writer, Longs(owned, static_cast<size_t>(partitions)),
+            Longs(owned, static_cast<size_t>(partitions)), Longs(owned, 7));
+      }
+      Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterClose(env, nullptr,
+                                                                         batch_writer);
+      std::error_code ignored;
+      std::filesystem::remove(data_path, ignored);
+    }
+    pending_exception.clear();
+  }
+
   // A reduce task over blocks made of the rest of the input.
   const jlong reader = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerCreate(
-      env, nullptr, schema, JNI_FALSE);
+      env, nullptr, schema, columnar ? JNI_TRUE : JNI_FALSE);
   if (reader != 0) {
     const jlongArray addresses = Longs(owned, 4);
     auto& address_values = As<FakeLongArray>(reinterpret_cast<jobject>(addresses))->values;
     // Reads the rows the reader has ready, as the JVM's UnsafeRow would (each row's first and
     // last byte); stops when it needs a block, at the end, or at an exception.
+    // Columnar: imports each exported batch, as a consumer other than the JVM would, and checks
+    // every column (reading every buffer within its bounds).
+    auto read_batches = [&] {
+      auto parsed = sluice::SchemaFromSparkCatalogString(schema_text);
+      if (!parsed.ok()) std::abort();  // the reader was made from it
+      for (int batch = 0; batch < 64; ++batch) {
+        const jint rows = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextBatch(
+            env, nullptr, reader, addresses);
+        if (rows <= 0 || !pending_exception.empty()) return;
+        auto* array = reinterpret_cast<ArrowArray*>(static_cast<intptr_t>(address_values[0]));
+        auto imported = sluice::ImportRecordBatch(array, *parsed);
+        if (!imported.ok() || imported->num_rows() != rows) std::abort();
+        for (size_t i = 0; i < imported->num_columns(); ++i) {
+          if (!sluice::ValidateArray(imported->column(i), "column").ok()) std::abort();
+        }
+      }
+    };
     auto read_rows = [&] {
+      if (columnar) return read_batches();
       for (int batch = 0; batch < 64; ++batch) {
         const jint rows = Java_org_apache_spark_shuffle_sluice_SluiceNative_readerNextRows(
             env, nullptr, reader, addresses);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of jni_fuzz: a map task that fills a page with valid UnsafeRows of
 struct<c0:bigint,c1:string>, hands their pointers over and finishes, then a reduce task over a
-Sluice segment of that schema (lz4 and plain), so the fuzzer starts from calls that succeed.
+Sluice segment of that schema (lz4 and plain), so the fuzzer starts from calls that succeed; and
+the columnar mode's: a map task of one valid column batch of that schema, then a reduce task that
+exports the segment's batches.
 
 Run after `make build`:  python3 tests/fuzz/make_jni_corpus.py
 """
@@ -49,6 +51,17 @@ def main():
         block = segment(codec)
         program += bytes([0xFF]) + struct.pack("<I", len(block)) + block  # 0xFF: lengths right
         seeds[f"map_and_reduce_{codec}"] = program
+    # Columnar: schema byte 6 (schema 0, columnar mode), 3 partitions, the row map task finished
+    # at once, then one batch of c0 = [1, 2, 3] and c1 = ["a", "", "ccc"]: five buffers (c0's
+    # validity and values, c1's validity, offsets and bytes), each array's (length, null count)
+    # written as value + 4, and the row count.
+    word = lambda value: struct.pack("<I", value)
+    batch = bytes([5]) + b"".join(word(size) for size in (0, 24, 0, 16, 4))
+    batch += struct.pack("<qqq", 1, 2, 3) + struct.pack("<iiii", 0, 1, 1, 4) + b"accc"
+    batch += bytes([2]) + word(3 + 4) + word(0 + 4) + word(3 + 4) + word(0 + 4) + word(3)
+    block = segment("lz4")
+    seeds["columnar_map_and_reduce"] = (bytes([6, 2, 5, 1]) + batch + bytes([0xFF]) +
+                                        bytes([0xFF]) + word(len(block)) + block)
     seeds["text_schema"] = bytes([4, 30]) + b"struct<a:array<map<int,string>>>" + bytes([1])
     for name, data in seeds.items():
         (CORPUS / name).write_bytes(data)
