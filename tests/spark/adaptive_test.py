@@ -2,31 +2,9 @@
 carries the real partition lengths), coalesces small partitions and splits skewed ones, and the
 results equal those of Spark's own shuffle."""
 
-import pytest
 from pyspark.sql import functions as F
 
-from conftest import assert_same_as_spark
-
-ADAPTIVE = {
-    "spark.sql.adaptive.enabled": "true",
-    "spark.sql.adaptive.coalescePartitions.enabled": "true",
-    "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
-    "spark.sql.autoBroadcastJoinThreshold": "-1",
-}
-
-
-@pytest.fixture
-def adaptive(spark):
-    for key, value in ADAPTIVE.items():
-        spark.conf.set(key, value)
-    yield spark
-    for key in list(ADAPTIVE) + ["spark.sql.shuffle.partitions",
-                                 "spark.sql.adaptive.advisoryPartitionSizeInBytes",
-                                 "spark.sql.adaptive.skewJoin.enabled",
-                                 "spark.sql.adaptive.skewJoin.skewedPartitionFactor",
-                                 "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes"]:
-        spark.conf.unset(key)
-    spark.conf.set("spark.sql.shuffle.partitions", "8")
+from conftest import assert_same_as_spark, run_both
 
 
 def test_coalesced_partitions(adaptive):
@@ -70,59 +48,6 @@ def test_skew_join_split(adaptive):
     assert_same_as_spark(spark, query, check_plan=check_plan)
 
 
-def _plan_nodes(plan):
-    """Every node of a physical plan, query stages and adaptive plans entered, depth first."""
-    stack = [plan]
-    while stack:
-        node = stack.pop()
-        yield node
-        name = node.nodeName()
-        if name == "AdaptiveSparkPlan":
-            stack.append(node.executedPlan())
-        elif name.endswith("QueryStage"):
-            stack.append(node.plan())
-        children = node.children()
-        for i in range(children.size()):
-            stack.append(children.apply(i))
-
-
-def _adaptive_decisions(df):
-    """What adaptive execution decided for a query it ran: the join operators, the partition
-    count of every shuffle read, and the runtime statistics (bytes, rows) of every shuffle stage,
-    in plan order."""
-    plan = df._jdf.queryExecution().executedPlan()
-    joins, reads, statistics = [], [], []
-    for node in _plan_nodes(plan):
-        name = node.nodeName()
-        if name.endswith("Join"):
-            joins.append(name)
-        elif name == "AQEShuffleRead":
-            reads.append(node.partitionSpecs().size())
-        elif name == "ShuffleQueryStage":
-            stats = node.getRuntimeStatistics()
-            statistics.append((int(str(stats.sizeInBytes())), int(str(stats.rowCount().get()))))
-    return joins, reads, statistics
-
-
-def _run_both(spark, build_query):
-    """Runs build_query with Sluice and with Spark's shuffle; returns (sorted rows, decisions)
-    of each."""
-    from conftest import sluice_count
-    before = sluice_count(spark)
-    df = build_query(spark)
-    sluice_rows = sorted(tuple(r) for r in df.collect())
-    sluice_decisions = _adaptive_decisions(df)
-    assert sluice_count(spark) > before, "the query's shuffles did not go through Sluice"
-    spark.conf.set("spark.sluice.enabled", "false")
-    try:
-        df = build_query(spark)
-        spark_rows = sorted(tuple(r) for r in df.collect())
-        spark_decisions = _adaptive_decisions(df)
-    finally:
-        spark.conf.unset("spark.sluice.enabled")
-    return (sluice_rows, sluice_decisions), (spark_rows, spark_decisions)
-
-
 def test_join_strategy_and_statistics_match_sparks(adaptive):
     """AQE plans a join from the shuffle stages' runtime statistics (the exchange's dataSize,
     the bytes of the UnsafeRows written). Sluice left dataSize at 0, so AQE saw two 9 MB
@@ -141,7 +66,7 @@ def test_join_strategy_and_statistics_match_sparks(adaptive):
         return left.join(right, left.id == right.rid).select(
             "id", F.substring("payload", 1, 8).alias("p"), F.substring("other", 1, 8).alias("o"))
 
-    (sluice_rows, sluice), (spark_rows, spark_shuffle) = _run_both(spark, query)
+    (sluice_rows, sluice), (spark_rows, spark_shuffle) = run_both(spark, query)
     assert sluice_rows == spark_rows
     assert spark_shuffle[0] == ["SortMergeJoin"], spark_shuffle
     assert sluice[0] == spark_shuffle[0], (sluice, spark_shuffle)
@@ -166,7 +91,7 @@ def test_coalesced_partition_counts_match_sparks(adaptive):
                 .repartition("k").groupBy("k").agg(F.count("*").alias("c"),
                                                    F.max("payload").alias("m")))
 
-    (sluice_rows, sluice), (spark_rows, spark_shuffle) = _run_both(spark, query)
+    (sluice_rows, sluice), (spark_rows, spark_shuffle) = run_both(spark, query)
     assert sluice_rows == spark_rows
     assert spark_shuffle[1] and 8 <= spark_shuffle[1][0] < 100, spark_shuffle
     assert sluice[1] == spark_shuffle[1], (sluice, spark_shuffle)

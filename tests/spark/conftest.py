@@ -66,6 +66,29 @@ def spark(local_dir):
     session.stop()
 
 
+# Adaptive execution as the adaptive tests run it: coalescing by size, no broadcast joins.
+ADAPTIVE = {
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+}
+
+
+@pytest.fixture
+def adaptive(spark):
+    for key, value in ADAPTIVE.items():
+        spark.conf.set(key, value)
+    yield spark
+    for key in list(ADAPTIVE) + ["spark.sql.shuffle.partitions",
+                                 "spark.sql.adaptive.advisoryPartitionSizeInBytes",
+                                 "spark.sql.adaptive.skewJoin.enabled",
+                                 "spark.sql.adaptive.skewJoin.skewedPartitionFactor",
+                                 "spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes"]:
+        spark.conf.unset(key)
+    spark.conf.set("spark.sql.shuffle.partitions", "8")
+
+
 def rest(spark, path):
     """GET path of the application's REST API (Spark's UI, /api/v1/applications/<app>)."""
     url = spark.sparkContext.uiWebUrl + "/api/v1/applications/" + \
@@ -77,6 +100,58 @@ def rest(spark, path):
 def sluice_count(spark):
     """Shuffles the driver has registered with Sluice so far."""
     return spark._jvm.org.apache.spark.shuffle.sluice.SluiceStatistics.sluiceShuffles()
+
+
+def plan_nodes(plan):
+    """Every node of a physical plan, query stages and adaptive plans entered, depth first."""
+    stack = [plan]
+    while stack:
+        node = stack.pop()
+        yield node
+        name = node.nodeName()
+        if name == "AdaptiveSparkPlan":
+            stack.append(node.executedPlan())
+        elif name.endswith("QueryStage"):
+            stack.append(node.plan())
+        children = node.children()
+        for i in range(children.size()):
+            stack.append(children.apply(i))
+
+
+def adaptive_decisions(df):
+    """What adaptive execution decided for a query it ran: the join operators, the partition
+    count of every shuffle read, and the runtime statistics (bytes, rows) of every shuffle stage,
+    in plan order."""
+    plan = df._jdf.queryExecution().executedPlan()
+    joins, reads, statistics = [], [], []
+    for node in plan_nodes(plan):
+        name = node.nodeName()
+        if name.endswith("Join"):
+            joins.append(name)
+        elif name == "AQEShuffleRead":
+            reads.append(node.partitionSpecs().size())
+        elif name == "ShuffleQueryStage":
+            stats = node.getRuntimeStatistics()
+            statistics.append((int(str(stats.sizeInBytes())), int(str(stats.rowCount().get()))))
+    return joins, reads, statistics
+
+
+def run_both(spark, build_query):
+    """Runs build_query with Sluice and with Spark's shuffle; returns (sorted rows, decisions)
+    of each."""
+    before = sluice_count(spark)
+    df = build_query(spark)
+    sluice_rows = sorted(tuple(r) for r in df.collect())
+    sluice_decisions = adaptive_decisions(df)
+    assert sluice_count(spark) > before, "the query's shuffles did not go through Sluice"
+    spark.conf.set("spark.sluice.enabled", "false")
+    try:
+        df = build_query(spark)
+        spark_rows = sorted(tuple(r) for r in df.collect())
+        spark_decisions = adaptive_decisions(df)
+    finally:
+        spark.conf.unset("spark.sluice.enabled")
+    return (sluice_rows, sluice_decisions), (spark_rows, spark_decisions)
 
 
 def fallback_count(spark):

@@ -72,7 +72,9 @@ public final class ArrowBatchCopier {
     fixedRowBytes = 8L * ((types.length + 63) / 64) + 8L * types.length;
   }
 
-  /** Sizes the buffers of `batch` (bufferBytes()); returns the bytes its rows take as UnsafeRows. */
+  /**
+   * Sizes the buffers of `batch` (bufferBytes()); returns the bytes its rows take as UnsafeRows.
+   */
   public long measure(ColumnarBatch batch) {
     final int rows = batch.numRows();
     long rowBytes = fixedRowBytes * rows;
@@ -100,7 +102,7 @@ public final class ArrowBatchCopier {
     int at = 0;
     for (int i = 0; i < columns.length; i++) {
       nodes[2 * i] = rows;
-      nodes[2 * i + 1] = columns[i].fill(batch.column(i), rows, addresses, at);
+      nodes[2 * i + 1] = columns[i].fill(batch.column(i), rows, addresses, bufferBytes, at);
       at += columns[i].bufferCount();
     }
     return nodes;
@@ -114,8 +116,11 @@ public final class ArrowBatchCopier {
     /** Sizes the buffers; returns the bytes the values take in UnsafeRows beyond 8 per field. */
     abstract long measure(ColumnVector vector, int rows, long[] sizes, int at);
 
-    /** Copies the values; returns the null count. */
-    abstract int fill(ColumnVector vector, int rows, long[] addresses, int at);
+    /**
+     * Copies the values into the buffers at `addresses` (`reserved` bytes each); returns the null
+     * count.
+     */
+    abstract int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at);
 
     static ColumnCopier of(DataType type) {
       if (type instanceof NullType) return new NullCopier();
@@ -167,7 +172,10 @@ public final class ArrowBatchCopier {
 
     @Override long measure(ColumnVector vector, int rows, long[] sizes, int at) { return 0; }
 
-    @Override int fill(ColumnVector vector, int rows, long[] addresses, int at) { return rows; }
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
+      return rows;
+    }
   }
 
   private static final class BooleanCopier extends ColumnCopier {
@@ -181,7 +189,7 @@ public final class ArrowBatchCopier {
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long bitsAddress = addresses[at + 1];
       for (int start = 0; start < rows; start += 8) {
         int bits = 0;
@@ -211,7 +219,7 @@ public final class ArrowBatchCopier {
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       switch (width) {
         case 1:
@@ -242,7 +250,7 @@ public final class ArrowBatchCopier {
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       for (int i = 0; i < rows; i++) Platform.putFloat(null, out + 4L * i, vector.getFloat(i));
       return fillValidity(vector, rows, addresses[at]);
@@ -260,7 +268,7 @@ public final class ArrowBatchCopier {
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       for (int i = 0; i < rows; i++) Platform.putDouble(null, out + 8L * i, vector.getDouble(i));
       return fillValidity(vector, rows, addresses[at]);
@@ -283,12 +291,13 @@ public final class ArrowBatchCopier {
     long measure(ColumnVector vector, int rows, long[] sizes, int at) {
       sizes[at] = validityBytes(vector, rows);
       sizes[at + 1] = 16L * rows;
-      // An UnsafeRow keeps a decimal of over 18 digits in 16 bytes of its variable part.
-      return precision > Decimal.MAX_LONG_DIGITS() ? 16L * (rows - vector.numNulls()) : 0;
+      // An UnsafeRow keeps a decimal of over 18 digits in 16 bytes of its variable part, which
+      // Spark's row writer reserves for a null one too (it may be set later).
+      return precision > Decimal.MAX_LONG_DIGITS() ? 16L * rows : 0;
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       final boolean compact = precision <= Decimal.MAX_LONG_DIGITS();
       // Spark's writable vectors keep a decimal of up to 9 digits as an int, up to 18 as a long.
@@ -330,7 +339,9 @@ public final class ArrowBatchCopier {
       long rowBytes = 0;
       for (int i = 0; i < rows; i++) {
         if (vector.isNullAt(i)) continue;
-        final int length = length(vector, i);
+        // Through the accessor fill() copies with: a dictionary-encoded vector (Parquet's) keeps
+        // no lengths of its own beside the dictionary.
+        final int length = bytesAt(vector, i).numBytes();
         bytes += length;
         rowBytes += (length + 7) & ~7L;  // an UnsafeRow pads variable-length values to 8
       }
@@ -345,15 +356,22 @@ public final class ArrowBatchCopier {
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long offsets = addresses[at + 1];
       final long data = addresses[at + 2];
+      final long capacity = reserved[at + 2];
       int end = 0;
       Platform.putInt(null, offsets, 0);
       for (int i = 0; i < rows; i++) {
         if (!vector.isNullAt(i)) {
           final UTF8String value = bytesAt(vector, i);
           final int length = value.numBytes();
+          if (end + (long) length > capacity) {
+            // A vector whose values changed between measure() and fill(): never write past the
+            // buffer.
+            throw new IllegalStateException("Sluice: the strings of row " + i + " take more than"
+                + " the " + capacity + " bytes measured");
+          }
           Platform.copyMemory(value.getBaseObject(), value.getBaseOffset(), null, data + end,
               length);
           end += length;
@@ -361,13 +379,6 @@ public final class ArrowBatchCopier {
         Platform.putInt(null, offsets + 4L * (i + 1), end);
       }
       return fillValidity(vector, rows, addresses[at]);
-    }
-
-    private static int length(ColumnVector vector, int i) {
-      if (vector instanceof WritableColumnVector) {
-        return ((WritableColumnVector) vector).getArrayLength(i);
-      }
-      return bytesAt(vector, i).numBytes();
     }
 
     /** The bytes of a value, without copying them where the vector allows. */
@@ -391,7 +402,7 @@ public final class ArrowBatchCopier {
     }
 
     @Override
-    int fill(ColumnVector vector, int rows, long[] addresses, int at) {
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       for (int i = 0; i < rows; i++) {
         final long address = out + 16L * i;

@@ -73,7 +73,8 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
 
   /** The row writer's settings, as parallel key and value arrays (made once per executor). */
   @transient lazy val writerSettings: (Array[String], Array[String]) =
-    keysAndValues(encoderSettings ++ Seq("page-bytes" -> pageBytes.toString, "strategy" -> rowStrategy))
+    keysAndValues(
+      encoderSettings ++ Seq("page-bytes" -> pageBytes.toString, "strategy" -> rowStrategy))
 
   /**
    * The batch writer's settings for one map task: the encoder's, and the partitioning the native

@@ -2,8 +2,10 @@ package org.apache.spark.sql.sluice
 
 import org.apache.spark.SparkEnv
 import org.apache.spark.shuffle.sluice.SluiceShuffleManager
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RoundRobinPartitioning, SinglePartition}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression}
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RoundRobinPartitioning,
+  SinglePartition}
+import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{DataType, StringType}
@@ -13,7 +15,8 @@ import org.apache.spark.sql.types.{DataType, StringType}
  * and, when it does not, why: the reason is shown in the plan (SluiceShuffleInputExec) and
  * logged.
  *
- * The columnar path applies when the exchange's child produces column batches, every column has
+ * The columnar path applies when the exchange's child produces column batches (or selects columns
+ * of a child that does), every column has
  * a type the path carries, and Sluice computes the partitioning natively as Spark would: hash
  * partitioning on columns (Murmur3 of the key columns, seed 42, pmod, for keys whose strings
  * compare by their bytes), a single partition, and round-robin when Spark does not sort rows
@@ -28,18 +31,37 @@ object ColumnarExchangePlanning {
   /** The columnar exchange that replaces `exchange`, or why the row path carries it. */
   def plan(exchange: ShuffleExchangeExec): Either[String, SluiceColumnarExchangeExec] = {
     val conf = SQLConf.get
-    val child = exchange.child
+    val output = exchange.child.output
     for {
       _ <- check(conf.getConfString(Enabled, "true").toBoolean, s"$Enabled is false")
       _ <- managerReason.toLeft(())
-      _ <- check(child.supportsColumnar, s"its child (${child.nodeName}) produces rows")
+      input <- columnarInput(exchange.child).toRight(
+        s"its child (${exchange.child.nodeName}) produces rows")
       _ <- check(!conf.shuffleOrderIndependentChecksumEnabled,
         "order-independent shuffle checksums are computed over rows")
-      _ <- child.output.map(_.dataType).find(!ArrowColumnView.supports(_)).map(t =>
+      _ <- output.map(_.dataType).find(!ArrowColumnView.supports(_)).map(t =>
         s"the columnar path does not carry ${t.catalogString} yet").toLeft(())
-      partitioning <- batchPartitioning(exchange, child.output)
-    } yield SluiceColumnarExchangeExec(exchange.outputPartitioning, child, partitioning,
-      exchange.shuffleOrigin, exchange.advisoryPartitionSize)
+      partitioning <- batchPartitioning(exchange, output)
+    } yield SluiceColumnarExchangeExec(exchange.outputPartitioning, input._1, input._2, output,
+      partitioning, exchange.shuffleOrigin, exchange.advisoryPartitionSize)
+  }
+
+  /**
+   * The columnar plan whose batches make the exchange's rows, and which of their columns: the
+   * exchange's child itself, or the child of a projection that only selects, reorders or renames
+   * columns (the exchange then picks the columns, and the projection disappears).
+   */
+  private def columnarInput(child: SparkPlan): Option[(SparkPlan, Seq[Int])] = child match {
+    case columnar if columnar.supportsColumnar => Some((columnar, columnar.output.indices))
+    case ProjectExec(projectList, columnar) if columnar.supportsColumnar =>
+      def indexOf(attribute: Attribute) = columnar.output.indexWhere(_.exprId == attribute.exprId)
+      val columns = projectList.map {
+        case attribute: Attribute => indexOf(attribute)
+        case Alias(attribute: Attribute, _) => indexOf(attribute)
+        case _ => -1
+      }
+      if (columns.contains(-1)) None else Some((columnar, columns))
+    case _ => None
   }
 
   private def check(condition: Boolean, reason: => String): Either[String, Unit] =
@@ -53,15 +75,16 @@ object ColumnarExchangePlanning {
 
   private def batchPartitioning(
       exchange: ShuffleExchangeExec,
-      output: Seq[Attribute]): Either[String, BatchPartitioning] = exchange.outputPartitioning match {
-    case SinglePartition => Right(BatchPartitioning("single", Nil))
-    case HashPartitioning(expressions, _) => keyColumns(expressions, output).map(
-      keys => BatchPartitioning("hash", keys))
-    case RoundRobinPartitioning(_) if SQLConf.get.sortBeforeRepartition =>
-      Left("round-robin partitioning sorts rows first (spark.sql.execution.sortBeforeRepartition)")
-    case RoundRobinPartitioning(_) => Right(BatchPartitioning("round-robin", Nil))
-    case other => Left(s"${other.getClass.getSimpleName} is computed on rows")
-  }
+      output: Seq[Attribute]): Either[String, BatchPartitioning] =
+    exchange.outputPartitioning match {
+      case SinglePartition => Right(BatchPartitioning("single", Nil))
+      case HashPartitioning(expressions, _) => keyColumns(expressions, output).map(
+        keys => BatchPartitioning("hash", keys))
+      case RoundRobinPartitioning(_) if SQLConf.get.sortBeforeRepartition =>
+        Left("round-robin partitioning sorts rows first (spark.sql.execution.sortBeforeRepartition)")
+      case RoundRobinPartitioning(_) => Right(BatchPartitioning("round-robin", Nil))
+      case other => Left(s"${other.getClass.getSimpleName} is computed on rows")
+    }
 
   /** The column index of each hash key, if every key is a column Sluice hashes as Spark does. */
   private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Either[String, Seq[Int]] = {

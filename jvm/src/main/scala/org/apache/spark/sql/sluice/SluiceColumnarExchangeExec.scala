@@ -17,7 +17,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * A shuffle exchange of column batches: the columnar path of Sluice inside Spark.
  *
  * It takes the column batches of a columnar child (Spark's vectorized Parquet and ORC readers,
- * the in-memory columnar cache) without turning them into rows: each batch is copied once into
+ * the in-memory columnar cache), the columns `columns` of each making its `output` rows, without
+ * turning them into rows: each batch is copied once into
  * Arrow buffers, Spark's partition ids are computed natively (ColumnarExchangePlanning says which
  * partitionings are), and the reduce side hands its consumers column batches over the decoded
  * Arrow data (ArrowColumnView), so Spark inserts ColumnarToRow only where a consumer wants rows.
@@ -29,6 +30,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 case class SluiceColumnarExchangeExec(
     override val outputPartitioning: Partitioning,
     child: SparkPlan,
+    columns: Seq[Int],
+    override val output: Seq[Attribute],
     partitioning: BatchPartitioning,
     shuffleOrigin: ShuffleOrigin,
     advisoryPartitionSize: Option[Long])
@@ -45,18 +48,20 @@ case class SluiceColumnarExchangeExec(
 
   override def nodeName: String = "SluiceColumnarExchange"
 
-  override def output: Seq[Attribute] = child.output
-
   override def supportsColumnar: Boolean = true
 
   @transient private lazy val inputRDD: RDD[ColumnarBatch] = child.executeColumnar()
 
   @transient lazy val shuffleDependency: SluiceBatchDependency = {
-    val types = child.output.map(_.dataType)
+    val types = output.map(_.dataType)
     val schema = SparkCatalogString.ofRow(types).fold(
       reason => throw new IllegalStateException(s"Sluice: $reason"), identity)
+    val selected = columns.toArray
+    val batches: RDD[Product2[Int, ColumnarBatch]] =
+      if (columns == child.output.indices) inputRDD.map(batch => (0, batch))
+      else inputRDD.map(batch => (0, new ColumnarBatch(selected.map(batch.column), batch.numRows())))
     val dependency = new SluiceBatchDependency(
-      inputRDD.map(batch => (0, batch)),
+      batches,
       new NativePartitionIds(outputPartitioning.numPartitions),
       schema,
       types.toArray,

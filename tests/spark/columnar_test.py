@@ -1,0 +1,224 @@
+"""Sluice's columnar path: a shuffle exchange over a columnar child (Parquet's vectorized reader,
+the in-memory columnar cache) takes Spark's column batches without rows, places rows natively
+as Spark would, and hands its consumers column batches. Every result, and the partition of every
+row (spark_partition_id), must equal Spark's own shuffle's; the plan must show the columnar
+exchange right over the scan; where the path cannot apply the plan says why."""
+
+import os
+
+import pytest
+from pyspark.sql import functions as F
+
+from conftest import adaptive_decisions, assert_same_as_spark, plan_nodes, run_both
+
+# Every flat Spark type the columnar path carries, with nulls in each nullable column.
+COLUMNS = ["k", "i", "s", "d", "b", "dec", "wide", "dt", "ts", "ntz", "t", "sm", "f", "bin",
+           "ym", "dtint"]
+
+
+@pytest.fixture(scope="module")
+def parquet(spark, local_dir):
+    path = os.path.join(local_dir, "columnar-types")
+    nulls = F.col("id") % 11 == 0
+    (spark.range(0, 60_000, 1, 4).select(
+        F.col("id").alias("k"),
+        F.when(nulls, None).otherwise((F.col("id") % 7).cast("int")).alias("i"),
+        F.when(F.col("id") % 5 == 0, None)
+         .otherwise(F.concat(F.lit("s-"), (F.col("id") % 9000).cast("string"))).alias("s"),
+        F.when(nulls, None).otherwise(F.col("id") / 3.0).alias("d"),
+        F.when(nulls, None).otherwise(F.col("id") % 2 == 0).alias("b"),
+        F.when(nulls, None).otherwise((F.col("id") - 30_000).cast("decimal(10,2)")).alias("dec"),
+        F.when(nulls, None).otherwise(
+            (F.col("id") - 30_000).cast("decimal(30,3)") * F.lit(str(10 ** 20)).cast("decimal(21,0)")
+        ).cast("decimal(30,3)").alias("wide"),
+        F.when(nulls, None).otherwise(F.date_add(F.lit("2020-01-01").cast("date"),
+                                                 (F.col("id") % 900).cast("int"))).alias("dt"),
+        F.when(nulls, None).otherwise(F.timestamp_seconds(F.col("id") * 37)).alias("ts"),
+        F.timestamp_seconds(F.col("id") * 41).cast("timestamp_ntz").alias("ntz"),
+        F.when(nulls, None).otherwise((F.col("id") % 100 - 50).cast("tinyint")).alias("t"),
+        (F.col("id") % 30_000 - 15_000).cast("smallint").alias("sm"),
+        F.when(nulls, None).otherwise((F.col("id") / 7).cast("float")).alias("f"),
+        F.when(nulls, None).otherwise(
+            F.concat(F.lit("b"), F.col("id").cast("string")).cast("binary")).alias("bin"),
+        F.make_ym_interval(F.lit(1), (F.col("id") % 12).cast("int")).alias("ym"),
+        F.make_dt_interval((F.col("id") % 30).cast("int")).alias("dtint"))
+     .write.mode("overwrite").parquet(path))
+    return path
+
+
+def _collectable(df):
+    """PySpark cannot collect year-month intervals: they are compared as text."""
+    return df.withColumn("ym", F.col("ym").cast("string")) if "ym" in df.columns else df
+
+
+def _exchanges(df):
+    """(columnar exchanges with the name of their child, row-path reasons) of a query run."""
+    columnar, reasons = [], []
+    for node in plan_nodes(df._jdf.queryExecution().executedPlan()):
+        if node.nodeName() == "SluiceColumnarExchange":
+            columnar.append(node.child().nodeName())
+        elif node.nodeName() == "SluiceShuffleInput":
+            reasons.append(node.rowPathReason())
+    return columnar, reasons
+
+
+def _assert_columnar(df, scan="Scan parquet"):
+    columnar, reasons = _exchanges(df)
+    assert columnar and all(child.startswith(scan) for child in columnar), (columnar, reasons)
+
+
+@pytest.mark.parametrize("adaptive_execution", ["false", "true"])
+def test_hash_partitioning_places_every_row_as_spark(spark, parquet, adaptive_execution):
+    before = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", adaptive_execution)
+    try:
+        def query(s):
+            return _collectable(s.read.parquet(parquet).repartition(13, "s", "k")
+                                .withColumn("p", F.spark_partition_id()))
+        df = query(spark)
+        rows = assert_same_as_spark(spark, query, check_plan=lambda _: _assert_columnar(df))
+        assert len(rows) == 60_000
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", before)
+
+
+def test_each_type_as_the_hash_key(spark, parquet):
+    for column in COLUMNS:
+        def query(s):
+            return _collectable(s.read.parquet(parquet).select(*dict.fromkeys([column, "k"]))
+                                .repartition(7, column).withColumn("p", F.spark_partition_id()))
+        _assert_columnar(query(spark))
+        assert_same_as_spark(spark, query)
+
+
+def test_single_partition_and_round_robin_without_sort(spark, parquet):
+    def single(s):
+        return _collectable(
+            s.read.parquet(parquet).repartition(1).withColumn("p", F.spark_partition_id()))
+    _assert_columnar(single(spark))
+    assert_same_as_spark(spark, single)
+
+    spark.conf.set("spark.sql.execution.sortBeforeRepartition", "false")
+    try:
+        def round_robin(s):
+            return _collectable(
+                s.read.parquet(parquet).repartition(9).withColumn("p", F.spark_partition_id()))
+        _assert_columnar(round_robin(spark))
+        assert_same_as_spark(spark, round_robin)
+    finally:
+        spark.conf.unset("spark.sql.execution.sortBeforeRepartition")
+
+
+def test_from_the_columnar_cache(spark, parquet):
+    # Spark's cache hands out column batches of numbers and booleans only.
+    cached = spark.read.parquet(parquet).select("k", "i", "d", "b", "t", "sm", "f").cache()
+    try:
+        cached.count()
+        def query(s):
+            return _collectable(cached.repartition(11, "i").withColumn("p", F.spark_partition_id()))
+        _assert_columnar(query(spark), scan="InMemoryTableScan")
+        assert_same_as_spark(spark, query)
+    finally:
+        cached.unpersist()
+
+
+def test_consumers_read_the_batches(spark, parquet):
+    """An aggregate, a sort and a window over the exchange read its batches through
+    ColumnarToRow."""
+    from pyspark.sql import Window
+
+    def query(s):
+        shuffled = s.read.parquet(parquet).repartition(6, "i")
+        ranked = shuffled.withColumn(
+            "r", F.row_number().over(Window.partitionBy("i").orderBy("k")))
+        return ranked.groupBy("i").agg(F.count("*").alias("n"), F.max("s").alias("m"),
+                                       F.sum("dec").alias("sd"), F.max("wide").alias("w"),
+                                       F.max("r").alias("r"))
+    def check_plan(plan):
+        assert "ColumnarToRow" in plan and "SluiceColumnarExchange" in plan, plan
+    assert_same_as_spark(spark, query, check_plan=check_plan)
+
+
+def test_adaptive_statistics_equal_sparks(adaptive, parquet):
+    """AQE plans from the exchange's runtime statistics: the bytes the rows take as UnsafeRows
+    and their count, equal to what Spark's row serializer reports for the same rows (null wide
+    decimals included), and coalesces the columnar exchange's partitions."""
+    spark = adaptive
+    spark.conf.set("spark.sql.shuffle.partitions", "50")
+    spark.conf.set("spark.sql.adaptive.advisoryPartitionSizeInBytes", "256k")
+
+    def query(s):
+        return _collectable(
+            s.read.parquet(parquet).repartition("i").withColumn("p", F.spark_partition_id()))
+
+    (sluice_rows, sluice), (spark_rows, spark_shuffle) = run_both(spark, query)
+    assert sluice_rows == spark_rows
+    assert sluice[2] == spark_shuffle[2], (sluice, spark_shuffle)
+    assert sluice[1] and sluice[1][0] < 50, sluice
+    _assert_columnar(query(spark))
+
+
+def test_skew_join_over_cached_tables(adaptive):
+    """Keys that are not nullable need no filter: the join's exchanges sit right on the cached
+    tables and take the columnar path; AQE splits the skewed partition."""
+    spark = adaptive
+    spark.conf.set("spark.sql.shuffle.partitions", "20")
+    spark.conf.set("spark.sql.adaptive.skewJoin.enabled", "true")
+    spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionFactor", "2")
+    spark.conf.set("spark.sql.adaptive.skewJoin.skewedPartitionThresholdInBytes", "64k")
+    spark.conf.set("spark.sql.adaptive.advisoryPartitionSizeInBytes", "64k")
+    # Numbers only (Spark's cache hands out batches of numbers), keys that cannot be null.
+    left = (spark.range(0, 40_000, 1, 4)
+            .select("id", F.coalesce(F.when(F.col("id") % 5 != 0, F.lit(0))
+                                     .otherwise(F.col("id") % 97), F.lit(0)).alias("k"),
+                    ((F.col("id") * 7919) % 1_000_003).alias("payload"))
+            .cache())
+    right = spark.range(0, 500, 1, 2).select(F.coalesce(F.col("id") % 97, F.lit(0)).alias("rk"),
+                                             F.col("id").alias("rid")).cache()
+    try:
+        left.count()
+        right.count()
+
+        def query(s):
+            return (left.join(right, left.k == right.rk)
+                    .groupBy((F.col("rid") % 13).alias("g"))
+                    .agg(F.count("*").alias("c"), F.max("payload").alias("m")))
+        def check_plan(plan):
+            assert "skew=true" in plan and "SluiceColumnarExchange" in plan, plan
+        assert_same_as_spark(spark, query, check_plan=check_plan)
+    finally:
+        left.unpersist()
+        right.unpersist()
+
+
+def test_spills_within_the_task_memory(spark, parquet):
+    """conftest caps what a map task holds at 4 MiB: a task of 240,000 rows spills."""
+    def query(s):
+        frame = s.read.parquet(parquet)
+        big = frame.union(frame).union(frame).union(frame)
+        return big.repartition(5, "k").groupBy(F.spark_partition_id().alias("p")).agg(
+            F.count("*").alias("n"), F.sum("k").alias("sk"), F.max("s").alias("ms"))
+    assert_same_as_spark(spark, query)
+
+
+def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, local_dir):
+    nested = os.path.join(local_dir, "columnar-nested")
+    spark.range(0, 100, 1, 2).select(
+        "id", F.array(F.col("id"), F.lit(1)).alias("a")).write.mode("overwrite").parquet(nested)
+    cases = {
+        "does not carry array<bigint>": lambda s: s.read.parquet(nested).repartition(3, "id"),
+        "RangePartitioning is computed on rows":
+            lambda s: _collectable(s.read.parquet(parquet).repartitionByRange(4, "k")),
+        "a hash key is an expression":
+            lambda s: _collectable(s.read.parquet(parquet).repartition(4, F.col("k") % 3)),
+        "sorts rows first": lambda s: _collectable(s.read.parquet(parquet).repartition(4)),
+        "produces rows": lambda s: _collectable(
+            s.read.parquet(parquet).filter(F.col("k") > 5).repartition(4, "k")),
+    }
+    for expected, build in cases.items():
+        df = build(spark)
+        df.collect()
+        columnar, reasons = _exchanges(df)
+        assert not columnar and any(expected in reason for reason in reasons), (expected, reasons)
+        assert "row path: " in df._jdf.queryExecution().executedPlan().toString()
+        assert_same_as_spark(spark, build)
