@@ -329,22 +329,52 @@ public final class ArrowBatchCopier {
     }
   }
 
-  /** Strings and binaries: int32 offsets and the bytes. */
+  /**
+   * Strings and binaries: int32 offsets and the bytes. measure() reads every value once and keeps
+   * it for fill(); a dictionary-encoded vector (Parquet's) is decoded once per dictionary entry
+   * and batch, not once per row (decoding copies the value).
+   */
   private static final class BytesCopier extends ColumnCopier {
+    private UTF8String[] rowValues = new UTF8String[0];
+    private UTF8String[] byDictionaryId = new UTF8String[0];
+
     @Override int bufferCount() { return 3; }
 
     @Override
     long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      if (rowValues.length < rows) rowValues = new UTF8String[rows];
+      final WritableColumnVector ids = dictionaryIds(vector);
+      int maxId = -1;
       long bytes = 0;
       long rowBytes = 0;
       for (int i = 0; i < rows; i++) {
-        if (vector.isNullAt(i)) continue;
-        // Through the accessor fill() copies with: a dictionary-encoded vector (Parquet's) keeps
-        // no lengths of its own beside the dictionary.
-        final int length = bytesAt(vector, i).numBytes();
+        if (vector.isNullAt(i)) {
+          rowValues[i] = null;
+          continue;
+        }
+        UTF8String value;
+        if (ids == null) {
+          value = bytesAt(vector, i);
+        } else {
+          final int id = ids.getDictId(i);
+          if (id >= byDictionaryId.length) {
+            byDictionaryId =
+                Arrays.copyOf(byDictionaryId, Math.max(id + 1, 2 * byDictionaryId.length));
+          }
+          value = byDictionaryId[id];
+          if (value == null) {
+            value = bytesAt(vector, i);
+            byDictionaryId[id] = value;
+          }
+          maxId = Math.max(maxId, id);
+        }
+        rowValues[i] = value;
+        final int length = value.numBytes();
         bytes += length;
         rowBytes += (length + 7) & ~7L;  // an UnsafeRow pads variable-length values to 8
       }
+      // The next batch may come with another dictionary (a new row group).
+      if (maxId >= 0) Arrays.fill(byDictionaryId, 0, maxId + 1, null);
       if (bytes > Integer.MAX_VALUE) {
         throw new IllegalStateException("Sluice: a batch of " + bytes
             + " bytes of strings overflows Arrow's 32-bit offsets");
@@ -363,12 +393,11 @@ public final class ArrowBatchCopier {
       int end = 0;
       Platform.putInt(null, offsets, 0);
       for (int i = 0; i < rows; i++) {
-        if (!vector.isNullAt(i)) {
-          final UTF8String value = bytesAt(vector, i);
+        final UTF8String value = rowValues[i];
+        if (value != null) {
           final int length = value.numBytes();
           if (end + (long) length > capacity) {
-            // A vector whose values changed between measure() and fill(): never write past the
-            // buffer.
+            // Never write past the buffer, whatever measure() saw.
             throw new IllegalStateException("Sluice: the strings of row " + i + " take more than"
                 + " the " + capacity + " bytes measured");
           }
@@ -378,7 +407,18 @@ public final class ArrowBatchCopier {
         }
         Platform.putInt(null, offsets + 4L * (i + 1), end);
       }
+      // The values may view the batch's memory: they are not kept past it.
+      Arrays.fill(rowValues, 0, rows, null);
       return fillValidity(vector, rows, addresses[at]);
+    }
+
+    /** The dictionary ids of a dictionary-encoded vector; null for any other. */
+    private static WritableColumnVector dictionaryIds(ColumnVector vector) {
+      if (vector instanceof WritableColumnVector) {
+        final WritableColumnVector writable = (WritableColumnVector) vector;
+        if (writable.hasDictionary()) return writable.getDictionaryIds();
+      }
+      return null;
     }
 
     /** The bytes of a value, without copying them where the vector allows. */
