@@ -5,7 +5,8 @@ when every attempt fails, the job fails with that error. The executor JVMs stay 
 
 Faults are injected through the plugin's test seam (SluiceFaults.scala): the job's local
 property spark.sluice.test.fault arms the fault in the executor for the first attempt of each
-task on one side (or for every attempt, with ':always')."""
+task on one side (or for every attempt, with ':always'). Each fault is injected under both paths:
+the row path (rows from spark.range) and the columnar path (column batches from Parquet)."""
 
 import glob
 import os
@@ -20,9 +21,10 @@ from executor_processes import executor_pids
 FAULT = "spark.sluice.test.fault"
 
 
-def query(spark):
-    return (spark.range(0, 20_000, 1, 4).withColumn("k", F.col("id") % 97)
-            .repartition(5, "k").groupBy("k")
+def query(spark, source):
+    """The faulted query over `source`: spark.range's rows, or a Parquet file's column batches."""
+    rows = spark.range(0, 20_000, 1, 4) if source == "rows" else spark.read.parquet(source)
+    return (rows.repartition(5, "id").withColumn("k", F.col("id") % 97).groupBy("k")
             .agg(F.count("*").alias("c"), F.sum("id").alias("s")))
 
 
@@ -45,12 +47,12 @@ def failed_attempt_errors(spark, group):
     return errors
 
 
-def run_with_fault(spark, fault, group):
+def run_with_fault(spark, source, fault, group):
     context = spark.sparkContext
     context.setJobGroup(group, f"fault test: {fault}")
     context.setLocalProperty(FAULT, fault)
     try:
-        return rows_of(query(spark))
+        return rows_of(query(spark, source))
     finally:
         context.setLocalProperty(FAULT, None)
         context.setLocalProperty("spark.jobGroup.id", None)
@@ -62,10 +64,21 @@ def leftover_files(local_dir):
             + glob.glob(os.path.join(local_dir, "**", "sluice-spill-*"), recursive=True))
 
 
+@pytest.fixture(scope="module", params=["rows", "columnar"])
+def source(request, spark, local_dir):
+    if request.param == "rows":
+        return "rows"
+    path = os.path.join(local_dir, "fault-source")
+    spark.range(0, 20_000, 1, 4).write.mode("overwrite").parquet(path)
+    plan = query(spark, path)._jdf.queryExecution().executedPlan().toString()
+    assert "SluiceColumnarExchange" in plan, plan
+    return path
+
+
 @pytest.fixture(scope="module")
-def expected(spark):
+def expected(spark, source):
     before = sluice_count(spark)
-    rows = rows_of(query(spark))
+    rows = rows_of(query(spark, source))
     assert sluice_count(spark) > before
     return rows
 
@@ -75,13 +88,13 @@ def expected(spark):
     ("reduce:allocation", "out of memory"),
     ("map:disk-full", "No space left on device"),
 ])
-def test_a_failed_attempt_is_retried_and_the_executors_stay_up(spark, local_dir, expected,
-                                                               fault, error):
+def test_a_failed_attempt_is_retried_and_the_executors_stay_up(spark, local_dir, source,
+                                                               expected, fault, error):
     app = spark.sparkContext.applicationId
     executors = executor_pids(app)
     assert len(executors) == 2
-    group = "fault-" + fault.replace(":", "-")
-    assert run_with_fault(spark, fault, group) == expected
+    group = "fault-" + fault.replace(":", "-") + "-" + ("rows" if source == "rows" else "columnar")
+    assert run_with_fault(spark, source, fault, group) == expected
     errors = failed_attempt_errors(spark, group)
     assert errors, f"no task attempt failed under {fault}"
     for message in errors:
@@ -91,14 +104,16 @@ def test_a_failed_attempt_is_retried_and_the_executors_stay_up(spark, local_dir,
     assert leftover_files(local_dir) == []
 
 
-def test_a_fault_in_every_attempt_fails_the_job_with_its_error(spark, local_dir, expected):
+def test_a_fault_in_every_attempt_fails_the_job_with_its_error(spark, local_dir, source,
+                                                               expected):
     app = spark.sparkContext.applicationId
     executors = executor_pids(app)
     with pytest.raises(Py4JJavaError) as failure:
-        run_with_fault(spark, "map:allocation:always", "fault-always")
+        run_with_fault(spark, source, "map:allocation:always",
+                       "fault-always-" + ("rows" if source == "rows" else "columnar"))
     assert "SluiceException" in str(failure.value)
     assert "out of memory" in str(failure.value).lower()
     assert executor_pids(app) == executors
     assert leftover_files(local_dir) == []
     # The same executors run the next job.
-    assert rows_of(query(spark)) == expected
+    assert rows_of(query(spark, source)) == expected
