@@ -68,8 +68,18 @@ def main():
         joined = rows.join(grouped, "k").groupBy((F.col("id") % 97).alias("g")).agg(
             F.sum("c").alias("c"))
         spread = rows.repartition(5).groupBy((F.col("id") % 13).alias("g")).count()
+        # Column batches from Parquet: the columnar path's shuffle, encrypted alike.
+        columnar = spark.read.parquet(parquet).repartition(7, "k").groupBy("k").agg(
+            F.count("*").alias("c"), F.max("s").alias("m"))
         return {name: sorted(map(tuple, df.collect()))
-                for name, df in (("grouped", grouped), ("joined", joined), ("spread", spread))}
+                for name, df in (("grouped", grouped), ("joined", joined), ("spread", spread),
+                                 ("columnar", columnar))}
+
+    parquet = os.path.join(local_dir, "encrypted-source")
+    spark.range(0, 60_000, 1, 4).select(
+        "id", (F.col("id") * 7919 % 1009).alias("k"),
+        F.concat(F.lit("value-"), F.col("id").cast("string")).alias("s")
+    ).write.mode("overwrite").parquet(parquet)
 
     before_ids = shuffle_ids()
     before_sluice, before_fallback = statistics.sluiceShuffles(), statistics.fallbackShuffles()
@@ -79,6 +89,8 @@ def main():
         "fallbacks": statistics.fallbackShuffles() - before_fallback,
         "fallback_reasons": statistics.fallbackReasons(),
         "heads": partition_heads(local_dir, sorted(shuffle_ids() - before_ids)),
+        "columnar_exchange": "SluiceColumnarExchange" in spark.read.parquet(parquet)
+        .repartition(7, "k")._jdf.queryExecution().executedPlan().toString(),
     }
     spark.conf.set("spark.sluice.enabled", "false")
     with_spark = queries()

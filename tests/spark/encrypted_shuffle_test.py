@@ -1,7 +1,7 @@
 """Sluice under spark.io.encryption.enabled: map outputs stored as Spark stores them (each
 partition an IV and AES/CTR bytes with the application's key, through Spark's own cipher
 streams), read back through them, with the same rows as Spark's encrypted shuffle and no
-fallback. The Spark side runs in its own process (encrypted_shuffle_job.py): encryption is
+fallback, on the row path and on the columnar path. The Spark side runs in its own process (encrypted_shuffle_job.py): encryption is
 fixed when a SparkContext starts, and this process's is the session's.
 """
 
@@ -35,7 +35,8 @@ def test_encrypted_shuffle_goes_through_sluice_and_stores_no_plain_segment():
     assert report["fallbacks"] == 0, report["fallback_reasons"]
     assert report["sluice_shuffles"] >= 3
     assert all(report["same_rows"].values()), report["same_rows"]
-    assert report["rows"] == {"grouped": 1009, "joined": 97, "spread": 13}
+    assert report["rows"] == {"grouped": 1009, "joined": 97, "spread": 13, "columnar": 1009}
+    assert report["columnar_exchange"]
     heads = report["heads"]
     assert len(heads) >= 10, heads
     assert not PLAIN_HEADS & set(heads), heads
