@@ -16,6 +16,7 @@
 #include <jni.h>
 #include <org_apache_spark_shuffle_sluice_SluiceNative.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -92,7 +93,9 @@ void JNICALL SetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize le
   if (start < 0 || length < 0 || static_cast<size_t>(start) + length > target.size()) {
     std::abort();  // the JVM would throw ArrayIndexOutOfBoundsException: a library bug
   }
-  std::memcpy(target.data() + start, values, static_cast<size_t>(length) * sizeof(jlong));
+  if (length > 0) {  // an empty region may come with a null pointer, which memcpy must not see
+    std::memcpy(target.data() + start, values, static_cast<size_t>(length) * sizeof(jlong));
+  }
 }
 void JNICALL GetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize length,
                                 jlong* values) {
@@ -100,7 +103,9 @@ void JNICALL GetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize le
   if (start < 0 || length < 0 || static_cast<size_t>(start) + length > source.size()) {
     std::abort();  // the JVM would throw ArrayIndexOutOfBoundsException: a library bug
   }
-  std::memcpy(values, source.data() + start, static_cast<size_t>(length) * sizeof(jlong));
+  if (length > 0) {
+    std::memcpy(values, source.data() + start, static_cast<size_t>(length) * sizeof(jlong));
+  }
 }
 void* JNICALL GetPrimitiveArrayCritical(JNIEnv*, jarray array, jboolean* copy) {
   if (copy != nullptr) *copy = JNI_FALSE;
@@ -312,11 +317,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // A map task of the columnar path: batches whose buffers and arrays come from the input.
   if (columnar) {
+    // Hash partitioning, or range partitioning on column 0 with bounds (packed UnsafeRows) from
+    // the input, right or wrong.
+    const uint8_t bounds_words = input.Byte() % 8;
+    const jlongArray bounds = Longs(owned, bounds_words);
+    for (auto& word : As<FakeLongArray>(reinterpret_cast<jobject>(bounds))->values) {
+      word = static_cast<jlong>(input.Word()) - 8;
+    }
+    const bool range = bounds_words > 0;
+    const auto& bound_values = As<FakeLongArray>(reinterpret_cast<jobject>(bounds))->values;
+    // Range: one partition more than the bounds claim (a writer with another count refuses).
+    const jlong writer_partitions =
+        range ? 1 + std::clamp<jlong>(bound_values[0], 0, 1 << 16) : partitions;
     const jlong batch_writer = Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterCreate(
         env, nullptr, schema,
-        Strings(owned, {"codec", "block-rows", "partitioning", "partitions", "keys"}),
-        Strings(owned, {"lz4", "16", "hash", std::to_string(partitions), "0"}),
-        String(owned, data_path));
+        Strings(owned,
+                {"codec", "block-rows", "partitioning", "partitions", "keys", "sort-orders"}),
+        Strings(owned, {"lz4", "16", range ? "range" : "hash", std::to_string(writer_partitions),
+                        "0", "desc nulls last"}),
+        String(owned, data_path), bounds);
     if (batch_writer != 0) {
       for (int batch = 0; batch < 4 && !input.done() && pending_exception.empty(); ++batch) {
         const uint8_t buffers_byte = input.Byte();
@@ -351,8 +370,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       if (pending_exception.empty()) {
         Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterFinish(
-            env, nullptr, batch_writer, Longs(owned, static_cast<size_t>(partitions)),
-            Longs(owned, static_cast<size_t>(partitions)), Longs(owned, 7));
+            env, nullptr, batch_writer, Longs(owned, static_cast<size_t>(writer_partitions)),
+            Longs(owned, static_cast<size_t>(writer_partitions)), Longs(owned, 7));
       }
       Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterClose(env, nullptr,
                                                                          batch_writer);
