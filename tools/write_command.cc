@@ -191,15 +191,8 @@ int RunWriteCommand(std::span<const std::string> arguments) {
     if (!applied.ok()) return Usage(applied);
   }
   if (parser.Has("sort-order")) {
-    std::string orders = *parser.Value("sort-order");
-    size_t start = 0;
-    while (start <= orders.size()) {
-      const size_t comma = std::min(orders.find(',', start), orders.size());
-      Result<SortOrder> order = ParseSortOrder(orders.substr(start, comma - start));
-      if (!order.ok()) return Usage(Status::Invalid("--sort-order: ", order.status().message()));
-      options.partitioning.sort_orders.push_back(*order);
-      start = comma + 1;
-    }
+    Status orders = ApplyMapWriterSetting(&options, "sort-orders", *parser.Value("sort-order"));
+    if (!orders.ok()) return Usage(Status::Invalid("--sort-order: ", orders.message()));
   }
 
   RecordBatch bounds;

@@ -100,6 +100,15 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     options->partitioning.map_partition_id = static_cast<int32_t>(id);
     return Status::OK();
   }
+  if (key == "sort-orders") {
+    options->partitioning.sort_orders.clear();
+    for (std::string_view text : SplitList(value)) {
+      auto order = ParseSortOrder(text);
+      if (!order.ok()) return WithKey(order.status(), key);
+      options->partitioning.sort_orders.push_back(*order);
+    }
+    return Status::OK();
+  }
   if (key == "round-robin-mode") {
     auto mode = ParseRoundRobinMode(value);
     if (!mode.ok()) return WithKey(mode.status(), key);

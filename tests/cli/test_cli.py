@@ -271,6 +271,20 @@ def test_write_range_partitions_by_bounds_from_an_arrow_file(tmp_path):
     assert summary["partitions"] == 3
     assert summary["partition_rows"] == [100, 400, 500]
 
+    # Descending bounds: [999, 499], (499, 99], (99, 0]. A wrong order is refused by name.
+    with pa.OSFile(str(bounds), "wb") as sink:
+        table = pa.table({"c0": pa.array([499, 99], pa.int32())})
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+    summary = json.loads(run("write", source, "--output-dir", tmp_path / "desc",
+                             "--partitioning", "range", "--bounds", bounds,
+                             "--sort-order", "desc nulls last", "--json").stdout)
+    assert summary["partition_rows"] == [501, 400, 99]
+    refused = run("write", source, "--output-dir", tmp_path / "wrong", "--partitioning", "range",
+                  "--bounds", bounds, "--sort-order", "downwards", check=False)
+    assert refused.returncode != 0
+    assert b"--sort-order" in refused.stderr and b"downwards" in refused.stderr
+
 
 @pytest.mark.parametrize("kind,partitions", [("round-robin", 5), ("single", None)])
 def test_write_other_partitionings(tmp_path, lineitem, kind, partitions):

@@ -60,8 +60,13 @@ def main():
     batch += struct.pack("<qqq", 1, 2, 3) + struct.pack("<iiii", 0, 1, 1, 4) + b"accc"
     batch += bytes([2]) + word(3 + 4) + word(0 + 4) + word(3 + 4) + word(0 + 4) + word(3)
     block = segment("lz4")
-    seeds["columnar_map_and_reduce"] = (bytes([6, 2, 5, 1]) + batch + bytes([0xFF]) +
-                                        bytes([0xFF]) + word(len(block)) + block)
+    # Hash partitioning (no bound words), then the same batch range-partitioned (descending,
+    # nulls last) by one bound, c0 = 2: bound words [count 1, size 16, null bits 0, value 2],
+    # each written as value + 8.
+    tail = bytes([0xFF]) + bytes([0xFF]) + word(len(block)) + block
+    seeds["columnar_map_and_reduce"] = bytes([6, 2, 5, 1, 0]) + batch + tail
+    bounds = bytes([4]) + word(1 + 8) + word(16 + 8) + word(0 + 8) + word(2 + 8)
+    seeds["columnar_range"] = bytes([6, 2, 5, 1]) + bounds + batch + tail
     seeds["text_schema"] = bytes([4, 30]) + b"struct<a:array<map<int,string>>>" + bytes([1])
     for name, data in seeds.items():
         (CORPUS / name).write_bytes(data)

@@ -109,6 +109,51 @@ def test_single_partition_and_round_robin_without_sort(spark, parquet):
         spark.conf.unset("spark.sql.execution.sortBeforeRepartition")
 
 
+def test_range_partitioning_keeps_ranges_and_spark_order(spark, parquet):
+    """Against bounds sampled as Spark samples them, ascending and descending, nulls first and
+    last, on keys of every kind: every partition holds a range of keys in the order's sense
+    (equal keys together), and the rows are Spark's. (The partition of each row cannot be
+    compared with Spark's: RangePartitioner reseeds its sample of an unbalanced input with the
+    sampled RDD's id, so two runs of Spark itself may draw other bounds.) A global sort over the
+    exchange returns Spark's order."""
+    orders = [(True, True), (False, False), (True, False), (False, True)]
+    columns = ["k", "s", "d", "dec", "dt", "wide", "ts", "b", "t", "f", "bin", "ntz", "sm"]
+    for i, column in enumerate(columns):
+        ascending, nulls_first = orders[i % len(orders)]
+        order = F.col(column)
+        if ascending:
+            order = order.asc_nulls_first() if nulls_first else order.asc_nulls_last()
+        else:
+            order = order.desc_nulls_first() if nulls_first else order.desc_nulls_last()
+        df = _collectable(spark.read.parquet(parquet).repartitionByRange(9, order)
+                          .withColumn("p", F.spark_partition_id()))
+        _assert_columnar(df)
+        pairs = [(row[column], row["p"]) for row in df.select(column, "p").collect()]
+        present = sorted(((v, p) for v, p in pairs if v is not None),
+                         key=lambda pair: pair[0], reverse=not ascending)
+        nulls = [(None, p) for v, p in pairs if v is None]
+        in_order = nulls + present if nulls_first else present + nulls
+        partitions = [p for _, p in in_order]
+        assert partitions == sorted(partitions), (column, ascending, nulls_first)
+        by_key = {}
+        for value, p in pairs:
+            assert by_key.setdefault(value, p) == p, (column, value)
+        assert len(set(partitions)) > 1, (column, partitions[:10])
+    assert_same_as_spark(spark, lambda s: _collectable(
+        s.read.parquet(parquet).repartitionByRange(9, "s", F.col("d").desc())))
+
+    def ordered(s):
+        return _collectable(s.read.parquet(parquet).orderBy(F.col("s").desc(), "k"))
+    _assert_columnar(ordered(spark))
+    with_sluice = [tuple(row) for row in ordered(spark).collect()]
+    spark.conf.set("spark.sluice.enabled", "false")
+    try:
+        with_spark = [tuple(row) for row in ordered(spark).collect()]
+    finally:
+        spark.conf.unset("spark.sluice.enabled")
+    assert with_sluice == with_spark
+
+
 def test_from_the_columnar_cache(spark, parquet):
     # Spark's cache hands out column batches of numbers and booleans only.
     cached = spark.read.parquet(parquet).select("k", "i", "d", "b", "t", "sm", "f").cache()
@@ -207,9 +252,7 @@ def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, loca
         "id", F.array(F.col("id"), F.lit(1)).alias("a")).write.mode("overwrite").parquet(nested)
     cases = {
         "does not carry array<bigint>": lambda s: s.read.parquet(nested).repartition(3, "id"),
-        "RangePartitioning is computed on rows":
-            lambda s: _collectable(s.read.parquet(parquet).repartitionByRange(4, "k")),
-        "a hash key is an expression":
+        "a key is an expression":
             lambda s: _collectable(s.read.parquet(parquet).repartition(4, F.col("k") % 3)),
         "sorts rows first": lambda s: _collectable(s.read.parquet(parquet).repartition(4)),
         "produces rows": lambda s: _collectable(

@@ -312,6 +312,24 @@ TEST(MapWriterTest, HeldBytesLimitIsAutomaticByDefault) {
   EXPECT_NE(writer.status().message().find("max_held_bytes"), std::string::npos);
 }
 
+// sort-orders: one order per range key, Spark's words; a wrong one names the setting.
+TEST(MapWriterTest, SortOrdersSetting) {
+  MapWriterOptions options;
+  ASSERT_TRUE(ApplyMapWriterSetting(&options, "sort-orders", "asc, desc nulls first,desc").ok());
+  const auto& orders = options.partitioning.sort_orders;
+  ASSERT_EQ(orders.size(), 3u);
+  EXPECT_EQ(orders[0].direction, SortDirection::kAscending);
+  EXPECT_EQ(orders[0].null_ordering, NullOrdering::kNullsFirst);
+  EXPECT_EQ(orders[1].direction, SortDirection::kDescending);
+  EXPECT_EQ(orders[1].null_ordering, NullOrdering::kNullsFirst);
+  EXPECT_EQ(orders[2].direction, SortDirection::kDescending);
+  EXPECT_EQ(orders[2].null_ordering, NullOrdering::kNullsLast);
+  const Status wrong = ApplyMapWriterSetting(&options, "sort-orders", "asc,sideways");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("sort-orders"), std::string::npos) << wrong.message();
+  EXPECT_NE(wrong.message().find("sideways"), std::string::npos) << wrong.message();
+}
+
 TEST(MapWriterTest, WrongSchemaIsRejected) {
   testing::TemporaryDirectory directory;
   MapWriterOptions options;

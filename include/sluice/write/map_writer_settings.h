@@ -7,6 +7,8 @@
 //   keys                comma-separated column names or indexes (c3 or 3)  partitioning.key_columns
 //   map-id              integer (seeds round-robin)            partitioning.map_partition_id
 //   round-robin-mode    spark | row-hash                       partitioning.round_robin_mode
+//   sort-orders         comma-separated, each "asc"|"desc" [nulls first|nulls last]
+//                                                              partitioning.sort_orders
 //   codec               none | lz4 | zstd | zstd:LEVEL             encoding.codec/level
 //   compression-threads 0 | 1                                  compression_threads
 //   block-rows          integer >= 1                           target_block_rows

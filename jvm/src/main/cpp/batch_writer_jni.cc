@@ -6,7 +6,8 @@
 // with each array's length and null count. The batch is assembled over those buffers without a
 // copy, checked like any imported Arrow data (ValidateArray), and written by the engine's
 // MapWriter, which computes Spark's partition ids natively and keeps the batch by reference until
-// it gathers partitions. Every call that may allocate returns the bytes the writer holds, so the
+// it gathers partitions (range partitioning: against Spark's sampled bounds, which the JVM hands
+// over as UnsafeRows). Every call that may allocate returns the bytes the writer holds, so the
 // JVM can charge exactly that to Spark's TaskMemoryManager.
 #include <jni.h>
 
@@ -19,6 +20,7 @@
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/format/array_validate.h"
 #include "sluice/format/record_batch.h"
+#include "sluice/row/row_to_columnar_converter.h"
 #include "sluice/row/spark_type.h"
 #include "sluice/write/map_writer.h"
 #include "sluice/write/map_writer_settings.h"
@@ -83,14 +85,55 @@ class BatchAssembly {
   size_t next_buffer_ = 0;
 };
 
+/// Converts Spark's range bounds, UnsafeRows of the key columns packed as [count, sizes, words],
+/// into a batch of the key columns' types.
+Result<RecordBatch> BoundsFromRows(const Schema& schema, const std::vector<int>& key_columns,
+                                   const std::vector<int64_t>& packed) {
+  if (packed.empty()) return Status::Invalid("range partitioning without bounds");
+  const int64_t count = packed[0];
+  if (count < 0 || count >= static_cast<int64_t>(packed.size())) {
+    return Status::Invalid("range bounds: ", count, " rows in ", packed.size(), " words");
+  }
+  std::vector<Field> fields;
+  for (int column : key_columns) {
+    if (column < 0 || column >= static_cast<int>(schema.num_fields())) {
+      return Status::Invalid("range bounds: no key column ", column);
+    }
+    fields.push_back(schema.field(static_cast<size_t>(column)));
+  }
+  SLUICE_ASSIGN_OR_RAISE(auto converter,
+                         RowToColumnarConverter::Make(std::make_shared<Schema>(std::move(fields))));
+  std::vector<const uint8_t*> rows;
+  std::vector<int32_t> sizes;
+  const auto* words = reinterpret_cast<const uint8_t*>(packed.data() + 1 + count);
+  const int64_t word_bytes =
+      static_cast<int64_t>(packed.size() - 1 - static_cast<size_t>(count)) * 8;
+  int64_t at = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t size = packed[static_cast<size_t>(1 + i)];
+    if (size < 8 || size % 8 != 0 || size > word_bytes - at) {
+      return Status::Invalid("range bounds: row ", i, " of ", size, " bytes at byte ", at, " of ",
+                             word_bytes);
+    }
+    rows.push_back(words + at);
+    sizes.push_back(static_cast<int32_t>(size));
+    at += size;
+  }
+  SLUICE_RETURN_NOT_OK(converter->Append(rows.data(), sizes.data(), count));
+  return converter->Finish();
+}
+
 /// A map task of the columnar path: the engine's writer and the buffers of the batch the JVM is
 /// filling.
 class BatchWriter {
  public:
+  /// `range_bounds` (range partitioning): Spark's bounds as UnsafeRows of the key columns, packed
+  /// as [count, the count sizes in bytes, the rows' 8-byte words]; empty for other kinds.
   static Result<std::unique_ptr<BatchWriter>> Make(const std::string& schema_text,
                                                    const std::vector<std::string>& keys,
                                                    const std::vector<std::string>& values,
-                                                   const std::string& data_path) {
+                                                   const std::string& data_path,
+                                                   const std::vector<int64_t>& range_bounds) {
     MapWriterOptions options;
     SLUICE_ASSIGN_OR_RAISE(options.schema, SchemaFromSparkCatalogString(schema_text));
     // Spark's TaskMemoryManager is the budget: the JVM charges what the writer holds after each
@@ -99,6 +142,11 @@ class BatchWriter {
     if (keys.size() != values.size()) return Status::Invalid("settings: keys and values differ");
     for (size_t i = 0; i < keys.size(); ++i) {
       SLUICE_RETURN_NOT_OK(ApplyMapWriterSetting(&options, keys[i], values[i]));
+    }
+    if (options.partitioning.kind == PartitionKind::kRange) {
+      SLUICE_ASSIGN_OR_RAISE(
+          options.partitioning.range_bounds,
+          BoundsFromRows(*options.schema, options.partitioning.key_columns, range_bounds));
     }
     options.data_path = data_path;
     // As for the row writer: Spark's IndexShuffleBlockResolver writes the index and checksum
@@ -180,14 +228,18 @@ using sluice::jni::FromHandle;
 extern "C" {
 
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterCreate(
-    JNIEnv* env, jclass, jstring schema, jobjectArray keys, jobjectArray values,
-    jstring data_path) {
+    JNIEnv* env, jclass, jstring schema, jobjectArray keys, jobjectArray values, jstring data_path,
+    jlongArray range_bounds) {
   jlong handle = 0;
   sluice::jni::Run(env, "batchWriterCreate", [&] {
-    SLUICE_ASSIGN_OR_RAISE(auto writer, BatchWriter::Make(sluice::jni::ToString(env, schema),
-                                                          sluice::jni::ToStrings(env, keys),
-                                                          sluice::jni::ToStrings(env, values),
-                                                          sluice::jni::ToString(env, data_path)));
+    std::vector<int64_t> bounds(static_cast<size_t>(env->GetArrayLength(range_bounds)));
+    env->GetLongArrayRegion(range_bounds, 0, static_cast<jsize>(bounds.size()),
+                            reinterpret_cast<jlong*>(bounds.data()));
+    SLUICE_ASSIGN_OR_RAISE(
+        auto writer,
+        BatchWriter::Make(sluice::jni::ToString(env, schema), sluice::jni::ToStrings(env, keys),
+                          sluice::jni::ToStrings(env, values),
+                          sluice::jni::ToString(env, data_path), bounds));
     handle = sluice::jni::ToHandle(writer.release());
     return sluice::Status::OK();
   });

@@ -98,9 +98,14 @@ final class SluiceNative {
 
   // Map side of the columnar path (batch_writer_jni.cc).
 
-  /** A writer of Spark column batches; keys and values set partitioning, codec and the rest. */
+  /**
+   * A writer of Spark column batches; keys and values set partitioning, codec and the rest.
+   * rangeBounds (range partitioning only, empty otherwise): Spark's bounds as UnsafeRows of the
+   * key columns, packed as [count, each row's size in bytes, the rows' 8-byte words].
+   */
   static native long batchWriterCreate(
-      String sparkCatalogString, String[] keys, String[] values, String dataPath);
+      String sparkCatalogString, String[] keys, String[] values, String dataPath,
+      long[] rangeBounds);
 
   /**
    * Allocates the next batch's Arrow buffers, bufferBytes[i] bytes each in the C Data

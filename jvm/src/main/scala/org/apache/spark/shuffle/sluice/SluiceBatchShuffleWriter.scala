@@ -13,9 +13,10 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * Each ColumnarBatch is copied once into Arrow buffers the native writer lends
  * (ArrowBatchCopier), in two JNI calls per batch and none per row; the native writer computes
  * Spark's partition id of every row itself (hash of the key columns, or a single partition) and
- * keeps the batch until it gathers partitions. The buffers are charged to the task before they
- * are taken and what the writer holds after each batch; when Spark asks for memory back the
- * writer spills. The commit, the metrics and encryption are NativeShuffleWriter's.
+ * keeps the batch until it gathers partitions. Range partitioning places rows against the
+ * bounds Spark sampled on the driver, which the dependency carries. The buffers are charged to
+ * the task before they are taken and what the writer holds after each batch; when Spark asks for
+ * memory back the writer spills. The commit, the metrics and encryption are NativeShuffleWriter's.
  */
 private[spark] class SluiceBatchShuffleWriter[K, V](
     handle: SluiceBatchShuffleHandle[K, V],
@@ -34,7 +35,8 @@ private[spark] class SluiceBatchShuffleWriter[K, V](
   override protected def createNative(path: String): Long = {
     val (keys, values) = conf.batchWriterSettings(
       handle.batchDependency.partitioning, partitionCount, context.partitionId())
-    SluiceNative.batchWriterCreate(handle.batchDependency.schema, keys, values, path)
+    SluiceNative.batchWriterCreate(
+      handle.batchDependency.schema, keys, values, path, handle.batchDependency.rangeBounds)
   }
 
   override protected def insertAll(records: Iterator[Product2[K, V]]): Unit = {

@@ -89,7 +89,9 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
       "partitions" -> partitionCount.toString,
       "map-id" -> mapPartitionId.toString) ++
       (if (partitioning.keyColumns.isEmpty) Nil
-       else Seq("keys" -> partitioning.keyColumns.mkString(",")))
+       else Seq("keys" -> partitioning.keyColumns.mkString(","))) ++
+      (if (partitioning.sortOrders.isEmpty) Nil
+       else Seq("sort-orders" -> partitioning.sortOrders.mkString(",")))
     keysAndValues(encoderSettings ++ placement)
   }
 

@@ -2,9 +2,9 @@ package org.apache.spark.sql.sluice
 
 import org.apache.spark.SparkEnv
 import org.apache.spark.shuffle.sluice.SluiceShuffleManager
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression}
-import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RoundRobinPartitioning,
-  SinglePartition}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, Expression, NullsFirst}
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RangePartitioning,
+  RoundRobinPartitioning, SinglePartition}
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.internal.SQLConf
@@ -16,13 +16,13 @@ import org.apache.spark.sql.types.{DataType, StringType}
  * logged.
  *
  * The columnar path applies when the exchange's child produces column batches (or selects columns
- * of a child that does), every column has
- * a type the path carries, and Sluice computes the partitioning natively as Spark would: hash
- * partitioning on columns (Murmur3 of the key columns, seed 42, pmod, for keys whose strings
- * compare by their bytes), a single partition, and round-robin when Spark does not sort rows
- * before it (spark.sql.execution.sortBeforeRepartition false; with the sort, Spark's placement
- * depends on the rows' binary order, which only the row path reproduces). Range partitioning and
- * expressions other than columns take the row path. The session setting
+ * of a child that does), every column has a type the path carries, and Sluice computes the
+ * partitioning natively as Spark would: hash partitioning on columns (Murmur3 of the key columns,
+ * seed 42, pmod), range partitioning on columns (against Spark's own sampled bounds), both for
+ * keys whose strings compare by their bytes, a single partition, and round-robin when Spark does
+ * not sort rows before it (spark.sql.execution.sortBeforeRepartition false; with the sort,
+ * Spark's placement depends on the rows' binary order, which only the row path reproduces). Keys
+ * that are expressions rather than columns take the row path. The session setting
  * spark.sluice.columnar.enabled (default true) turns the path off.
  */
 object ColumnarExchangePlanning {
@@ -83,19 +83,29 @@ object ColumnarExchangePlanning {
       case RoundRobinPartitioning(_) if SQLConf.get.sortBeforeRepartition =>
         Left("round-robin partitioning sorts rows first (spark.sql.execution.sortBeforeRepartition)")
       case RoundRobinPartitioning(_) => Right(BatchPartitioning("round-robin", Nil))
+      case RangePartitioning(_, _) if RangeBounds.unavailableReason.isDefined =>
+        Left(RangeBounds.unavailableReason.get)
+      case RangePartitioning(ordering, _) =>
+        keyColumns(ordering.map(_.child), output).map(keys => BatchPartitioning(
+          "range", keys, ordering.map(order =>
+            s"${if (order.isAscending) "asc" else "desc"} " +
+              s"${if (order.nullOrdering == NullsFirst) "nulls first" else "nulls last"}")))
       case other => Left(s"${other.getClass.getSimpleName} is computed on rows")
     }
 
-  /** The column index of each hash key, if every key is a column Sluice hashes as Spark does. */
+  /**
+   * The column index of each key, if every key is a column Sluice hashes and orders as Spark
+   * does.
+   */
   private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Either[String, Seq[Int]] = {
     val indices = keys.map {
       case attribute: Attribute => output.indexWhere(_.exprId == attribute.exprId)
       case _ => -1
     }
     if (indices.contains(-1)) {
-      Left("a hash key is an expression, not a column")
+      Left("a key is an expression, not a column")
     } else if (keys.exists(key => !hashesBytes(key.dataType))) {
-      Left("a hash key is a string of a collation Spark hashes by its collation key")
+      Left("a key is a string of a collation Spark hashes and orders by its collation key")
     } else {
       Right(indices)
     }

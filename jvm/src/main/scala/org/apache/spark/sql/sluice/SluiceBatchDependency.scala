@@ -14,10 +14,11 @@ import org.apache.spark.sql.types.DataType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /**
- * How the columnar path's native writer places rows: its writer settings ("partitioning" and
- * "keys"), Spark's partitioning computed natively.
+ * How the columnar path's native writer places rows: its writer settings ("partitioning", "keys"
+ * and, for range partitioning, "sort-orders" such as "desc nulls last"), Spark's partitioning
+ * computed natively.
  */
-case class BatchPartitioning(kind: String, keyColumns: Seq[Int])
+case class BatchPartitioning(kind: String, keyColumns: Seq[Int], sortOrders: Seq[String] = Nil)
 
 /**
  * The shuffle of a SluiceColumnarExchangeExec: the child's column batches, each paired with an
@@ -29,6 +30,9 @@ case class BatchPartitioning(kind: String, keyColumns: Seq[Int])
  * @param types the Spark type of each column
  * @param dataSize the exchange's data size metric, which the writer fills with the bytes the
  *                 rows take as UnsafeRows, as Spark's row serializer would
+ * @param rangeBounds range partitioning: Spark's sampled bounds (RangePartitioner's), UnsafeRows
+ *                    of the key columns packed as the native writer takes them
+ *                    (RangeBounds.packRows); empty otherwise
  */
 class SluiceBatchDependency(
     rdd: RDD[Product2[Int, ColumnarBatch]],
@@ -37,7 +41,8 @@ class SluiceBatchDependency(
     val types: Array[DataType],
     val partitioning: BatchPartitioning,
     val dataSize: SQLMetric,
-    writeProcessor: ShuffleWriteProcessor)
+    writeProcessor: ShuffleWriteProcessor,
+    val rangeBounds: Array[Long])
   extends ShuffleDependency[Int, ColumnarBatch, ColumnarBatch](
     rdd, partitioner, BatchesAreWrittenNatively, None, None, false, writeProcessor)(
     ClassTag.Int, ClassTag(classOf[ColumnarBatch]), ClassTag(classOf[ColumnarBatch]))

@@ -7,7 +7,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.Statistics
-import org.apache.spark.sql.catalyst.plans.physical.Partitioning
+import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, RangePartitioning}
 import org.apache.spark.sql.execution.{ShufflePartitionSpec, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.exchange.{ShuffleExchangeExec, ShuffleExchangeLike, ShuffleOrigin}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics, SQLShuffleReadMetricsReporter, SQLShuffleWriteMetricsReporter}
@@ -57,17 +57,22 @@ case class SluiceColumnarExchangeExec(
     val schema = SparkCatalogString.ofRow(types).fold(
       reason => throw new IllegalStateException(s"Sluice: $reason"), identity)
     val selected = columns.toArray
-    val batches: RDD[Product2[Int, ColumnarBatch]] =
-      if (columns == child.output.indices) inputRDD.map(batch => (0, batch))
-      else inputRDD.map(batch => (0, new ColumnarBatch(selected.map(batch.column), batch.numRows())))
+    val batches =
+      if (columns == child.output.indices) inputRDD
+      else inputRDD.map(batch => new ColumnarBatch(selected.map(batch.column), batch.numRows()))
+    val (partitionCount, rangeBounds) = outputPartitioning match {
+      case range: RangePartitioning => RangeBounds.sample(range, output, batches)
+      case other => (other.numPartitions, Array.emptyLongArray)
+    }
     val dependency = new SluiceBatchDependency(
-      batches,
-      new NativePartitionIds(outputPartitioning.numPartitions),
+      batches.map(batch => (0, batch): Product2[Int, ColumnarBatch]),
+      new NativePartitionIds(partitionCount),
       schema,
       types.toArray,
       partitioning,
       metrics("dataSize"),
-      ShuffleExchangeExec.createShuffleWriteProcessor(writeMetrics))
+      ShuffleExchangeExec.createShuffleWriteProcessor(writeMetrics),
+      rangeBounds)
     metrics("numPartitions").set(dependency.partitioner.numPartitions)
     val executionId = sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)
     SQLMetrics.postDriverMetricUpdates(sparkContext, executionId, metrics("numPartitions") :: Nil)
