@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -42,6 +43,9 @@ struct FakeString : FakeObject {
 struct FakeLongArray : FakeObject {
   std::vector<jlong> values;
 };
+struct FakeIntArray : FakeObject {
+  std::vector<jint> values;
+};
 struct FakeObjectArray : FakeObject {
   std::vector<jobject> elements;
 };
@@ -63,6 +67,8 @@ jclass JNICALL FindClass(JNIEnv*, const char*) {
 }
 jint JNICALL ThrowNew(JNIEnv*, jclass, const char* message) {
   pending_exception = message != nullptr && *message != '\0' ? message : "(empty)";
+  // JNI_FUZZ_PRINT=1 prints each exception: which step of a seed failed.
+  if (std::getenv("JNI_FUZZ_PRINT") != nullptr) std::fprintf(stderr, "exception: %s\n", message);
   return 0;
 }
 jboolean JNICALL ExceptionCheck(JNIEnv*) {
@@ -82,6 +88,7 @@ const char* JNICALL GetStringUTFChars(JNIEnv*, jstring text, jboolean* copy) {
 void JNICALL ReleaseStringUTFChars(JNIEnv*, jstring, const char*) {}
 jsize JNICALL GetArrayLength(JNIEnv*, jarray array) {
   if (auto* longs = As<FakeLongArray>(array)) return static_cast<jsize>(longs->values.size());
+  if (auto* ints = As<FakeIntArray>(array)) return static_cast<jsize>(ints->values.size());
   return static_cast<jsize>(As<FakeObjectArray>(array)->elements.size());
 }
 jobject JNICALL GetObjectArrayElement(JNIEnv*, jobjectArray array, jsize index) {
@@ -107,6 +114,15 @@ void JNICALL GetLongArrayRegion(JNIEnv*, jlongArray array, jsize start, jsize le
     std::memcpy(values, source.data() + start, static_cast<size_t>(length) * sizeof(jlong));
   }
 }
+void JNICALL GetIntArrayRegion(JNIEnv*, jintArray array, jsize start, jsize length, jint* values) {
+  const auto& source = As<FakeIntArray>(array)->values;
+  if (start < 0 || length < 0 || static_cast<size_t>(start) + length > source.size()) {
+    std::abort();  // the JVM would throw ArrayIndexOutOfBoundsException: a library bug
+  }
+  if (length > 0) {
+    std::memcpy(values, source.data() + start, static_cast<size_t>(length) * sizeof(jint));
+  }
+}
 void* JNICALL GetPrimitiveArrayCritical(JNIEnv*, jarray array, jboolean* copy) {
   if (copy != nullptr) *copy = JNI_FALSE;
   return As<FakeLongArray>(array)->values.data();
@@ -127,6 +143,7 @@ JNIEnv* Environment() {
     table.GetArrayLength = GetArrayLength;
     table.GetObjectArrayElement = GetObjectArrayElement;
     table.SetLongArrayRegion = SetLongArrayRegion;
+    table.GetIntArrayRegion = GetIntArrayRegion;
     table.GetLongArrayRegion = GetLongArrayRegion;
     table.GetPrimitiveArrayCritical = GetPrimitiveArrayCritical;
     table.ReleasePrimitiveArrayCritical = ReleasePrimitiveArrayCritical;
@@ -317,9 +334,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // A map task of the columnar path: batches whose buffers and arrays come from the input.
   if (columnar) {
-    // Hash partitioning, or range partitioning on column 0 with bounds (packed UnsafeRows) from
-    // the input, right or wrong.
-    const uint8_t bounds_words = input.Byte() % 8;
+    // Mode 0: hash partitioning; 1 to 6: range partitioning on column 0 with that many words of
+    // bounds (packed UnsafeRows) from the input, right or wrong; 7: partition ids given with
+    // each batch, as Spark computes them for expression keys, right or wrong.
+    const uint8_t mode = input.Byte() % 8;
+    const bool given = mode == 7;
+    const uint8_t bounds_words = given ? 0 : mode;
     const jlongArray bounds = Longs(owned, bounds_words);
     for (auto& word : As<FakeLongArray>(reinterpret_cast<jobject>(bounds))->values) {
       word = static_cast<jlong>(input.Word()) - 8;
@@ -329,12 +349,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Range: one partition more than the bounds claim (a writer with another count refuses).
     const jlong writer_partitions =
         range ? 1 + std::clamp<jlong>(bound_values[0], 0, 1 << 16) : partitions;
+    std::vector<std::string> keys = {"codec", "block-rows", "partitioning", "partitions"};
+    std::vector<std::string> values = {"lz4", "16",
+                                       given   ? "given"
+                                       : range ? "range"
+                                               : "hash",
+                                       std::to_string(writer_partitions)};
+    if (!given) {
+      keys.insert(keys.end(), {"keys", "sort-orders"});
+      values.insert(values.end(), {"0", "desc nulls last"});
+    }
     const jlong batch_writer = Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterCreate(
-        env, nullptr, schema,
-        Strings(owned,
-                {"codec", "block-rows", "partitioning", "partitions", "keys", "sort-orders"}),
-        Strings(owned, {"lz4", "16", range ? "range" : "hash", std::to_string(writer_partitions),
-                        "0", "desc nulls last"}),
+        env, nullptr, schema, Strings(owned, keys), Strings(owned, values),
         String(owned, data_path), bounds);
     if (batch_writer != 0) {
       for (int batch = 0; batch < 4 && !input.done() && pending_exception.empty(); ++batch) {
@@ -361,8 +387,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (auto& value : As<FakeLongArray>(reinterpret_cast<jobject>(nodes))->values) {
           value = static_cast<jlong>(input.Word() % 512) - 4;  // now and then negative
         }
+        const jint rows = static_cast<jint>(input.Word() % 512);
+        jintArray ids = nullptr;
+        if (given) {  // as many ids as the rows or not, each a partition or one past the last
+          auto array = std::make_unique<FakeIntArray>();
+          array->values.resize(input.Byte() % 2 == 0 ? static_cast<size_t>(rows) : input.Byte());
+          for (auto& id : array->values) id = input.Byte() % static_cast<jint>(partitions + 1);
+          owned.push_back(std::move(array));
+          ids = reinterpret_cast<jintArray>(owned.back().get());
+        }
         Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterWrite(
-            env, nullptr, batch_writer, static_cast<jint>(input.Word() % 512), nodes);
+            env, nullptr, batch_writer, rows, nodes, ids);
       }
       if (pending_exception.empty()) {
         Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterSpill(env, nullptr,

@@ -67,6 +67,9 @@ def main():
     seeds["columnar_map_and_reduce"] = bytes([6, 2, 5, 1, 0]) + batch + tail
     bounds = bytes([4]) + word(1 + 8) + word(16 + 8) + word(0 + 8) + word(2 + 8)
     seeds["columnar_range"] = bytes([6, 2, 5, 1]) + bounds + batch + tail
+    # Mode 7: partition ids given with the batch, three (as many as its rows), 0, 1 and 0.
+    given_batch = batch + bytes([0, 0, 1, 0])
+    seeds["columnar_given_ids"] = bytes([6, 2, 5, 1, 7]) + given_batch + tail
     seeds["text_schema"] = bytes([4, 30]) + b"struct<a:array<map<int,string>>>" + bytes([1])
     for name, data in seeds.items():
         (CORPUS / name).write_bytes(data)

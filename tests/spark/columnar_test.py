@@ -91,6 +91,30 @@ def test_each_type_as_the_hash_key(spark, parquet):
         assert_same_as_spark(spark, query)
 
 
+def test_expression_keys_are_computed_by_spark(spark, parquet):
+    """Keys that are expressions: Spark evaluates each row's partition id from the batch, the
+    rows still travel as columns. Hash: every row where Spark's shuffle puts it. Range: each
+    partition a range of the expression's values, and the rows are Spark's."""
+    def hashed(s):
+        return _collectable(s.read.parquet(parquet)
+                            .repartition(11, F.col("k") % 5, F.upper("s"))
+                            .withColumn("p", F.spark_partition_id()))
+    _assert_columnar(hashed(spark))
+    assert len(assert_same_as_spark(spark, hashed)) == 60_000
+
+    def ranged(s):
+        return _collectable(s.read.parquet(parquet)
+                            .repartitionByRange(9, (F.col("k") % 1000).desc())
+                            .withColumn("p", F.spark_partition_id()))
+    df = ranged(spark)
+    _assert_columnar(df)
+    pairs = sorted((tuple(row) for row in df.select(F.col("k") % 1000, "p").collect()
+                    if row[0] is not None), key=lambda pair: pair[0], reverse=True)
+    partitions = [p for _, p in pairs]
+    assert partitions == sorted(partitions) and len(set(partitions)) > 1
+    assert_same_as_spark(spark, lambda s: ranged(s).drop("p"))
+
+
 def test_single_partition_and_round_robin_without_sort(spark, parquet):
     def single(s):
         return _collectable(
@@ -252,8 +276,6 @@ def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, loca
         "id", F.array(F.col("id"), F.lit(1)).alias("a")).write.mode("overwrite").parquet(nested)
     cases = {
         "does not carry array<bigint>": lambda s: s.read.parquet(nested).repartition(3, "id"),
-        "a key is an expression":
-            lambda s: _collectable(s.read.parquet(parquet).repartition(4, F.col("k") % 3)),
         "sorts rows first": lambda s: _collectable(s.read.parquet(parquet).repartition(4)),
         "produces rows": lambda s: _collectable(
             s.read.parquet(parquet).filter(F.col("k") > 5).repartition(4, "k")),

@@ -182,8 +182,10 @@ class BatchWriter {
   }
 
   /// Writes the batch of `num_rows` rows over the reserved buffers; `nodes` holds (length, null
-  /// count) for each array in pre-order.
-  Status Write(int64_t num_rows, const int64_t* nodes, int64_t node_count) {
+  /// count) for each array in pre-order. `partition_ids` (given partitioning: Spark computed
+  /// them) holds each row's partition, or is null where the writer computes them.
+  Status Write(int64_t num_rows, const int64_t* nodes, int64_t node_count,
+               const uint32_t* partition_ids) {
     if (pending_ == nullptr) return Status::Invalid("batchWriterWrite: no buffers reserved");
     BatchAssembly assembly(nodes, node_count, pending_buffers_);
     std::vector<ArrayData> columns(schema_->num_fields());
@@ -199,7 +201,7 @@ class BatchWriter {
     SLUICE_RETURN_NOT_OK(assembly.CheckAllUsed());
     RecordBatch batch(schema_, num_rows, std::move(columns), {std::move(pending_)});
     pending_buffers_.clear();
-    return writer_->Write(batch);
+    return partition_ids == nullptr ? writer_->Write(batch) : writer_->Write(batch, partition_ids);
   }
 
   MapWriter& writer() { return *writer_; }
@@ -270,18 +272,32 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_batchW
   return held;
 }
 
-/// Writes the batch the JVM filled; `nodes` holds (length, null count) per array in pre-order.
+/// Writes the batch the JVM filled; `nodes` holds (length, null count) per array in pre-order;
+/// `partition_ids`, null unless the partitioning is given, each row's partition from Spark.
 /// Returns the bytes held after.
 JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterWrite(
-    JNIEnv* env, jclass, jlong handle, jint rows, jlongArray nodes) {
+    JNIEnv* env, jclass, jlong handle, jint rows, jlongArray nodes, jintArray partition_ids) {
   auto* writer = FromHandle<BatchWriter>(handle);
   jlong held = -1;
   sluice::jni::Run(env, "batchWriterWrite", [&] {
     const jsize values = env->GetArrayLength(nodes);
     std::vector<jlong> node_values(static_cast<size_t>(values));
     env->GetLongArrayRegion(nodes, 0, values, node_values.data());
-    SLUICE_RETURN_NOT_OK(
-        writer->Write(rows, reinterpret_cast<const int64_t*>(node_values.data()), values / 2));
+    std::vector<uint32_t> ids;
+    if (partition_ids != nullptr) {
+      const jsize length = env->GetArrayLength(partition_ids);
+      if (rows < 0 || length < rows) {
+        return sluice::Status::Invalid("batchWriterWrite: ", length, " partition ids for ", rows,
+                                       " rows");
+      }
+      ids.resize(static_cast<size_t>(rows));
+      if (rows > 0) {
+        env->GetIntArrayRegion(partition_ids, 0, rows, reinterpret_cast<jint*>(ids.data()));
+      }
+    }
+    SLUICE_RETURN_NOT_OK(writer->Write(rows, reinterpret_cast<const int64_t*>(node_values.data()),
+                                       values / 2,
+                                       partition_ids == nullptr ? nullptr : ids.data()));
     held = writer->held_bytes();
     return sluice::Status::OK();
   });

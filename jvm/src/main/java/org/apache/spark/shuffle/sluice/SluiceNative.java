@@ -116,9 +116,10 @@ final class SluiceNative {
 
   /**
    * Writes the batch of `rows` rows the JVM copied into the reserved buffers; nodes holds each
-   * array's length and null count, in pre-order. Returns the bytes held after.
+   * array's length and null count, in pre-order. partitionIds (given partitioning, null
+   * otherwise): each row's partition, computed by Spark. Returns the bytes held after.
    */
-  static native long batchWriterWrite(long writer, int rows, long[] nodes);
+  static native long batchWriterWrite(long writer, int rows, long[] nodes, int[] partitionIds);
 
   /** Spills every batch held; returns the bytes held after. */
   static native long batchWriterSpill(long writer);

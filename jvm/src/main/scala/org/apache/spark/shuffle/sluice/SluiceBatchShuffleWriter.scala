@@ -14,7 +14,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * (ArrowBatchCopier), in two JNI calls per batch and none per row; the native writer computes
  * Spark's partition id of every row itself (hash of the key columns, or a single partition) and
  * keeps the batch until it gathers partitions. Range partitioning places rows against the
- * bounds Spark sampled on the driver, which the dependency carries. The buffers are charged to
+ * bounds Spark sampled on the driver, which the dependency carries. Keys that are expressions
+ * are evaluated here, by Spark, into each row's partition id (SparkPartitionIds). The buffers are charged to
  * the task before they are taken and what the writer holds after each batch; when Spark asks for
  * memory back the writer spills. The commit, the metrics and encryption are NativeShuffleWriter's.
  */
@@ -31,6 +32,9 @@ private[spark] class SluiceBatchShuffleWriter[K, V](
     Some(handle.batchDependency.dataSize)) {
 
   private val copier = new ArrowBatchCopier(handle.batchDependency.types)
+  private val sparkPartitionIds = handle.batchDependency.sparkPartitionIds
+  /** The partition of each row of the batch, when Spark computes them; grows to the largest. */
+  private var partitionIds = Array.emptyIntArray
 
   override protected def createNative(path: String): Long = {
     val (keys, values) = conf.batchWriterSettings(
@@ -54,7 +58,12 @@ private[spark] class SluiceBatchShuffleWriter[K, V](
     memory.chargeHeld(
       SluiceNative.batchWriterReserve(writer, copier.bufferBytes(), copier.addresses()))
     val nodes = copier.fill(batch)
-    memory.chargeHeld(SluiceNative.batchWriterWrite(writer, batch.numRows(), nodes))
+    val ids = sparkPartitionIds.map { computed =>
+      if (partitionIds.length < batch.numRows()) partitionIds = new Array[Int](batch.numRows())
+      computed.fill(batch, partitionIds)
+      partitionIds
+    }
+    memory.chargeHeld(SluiceNative.batchWriterWrite(writer, batch.numRows(), nodes, ids.orNull))
     writeMetrics.incRecordsWritten(batch.numRows())
   }
 

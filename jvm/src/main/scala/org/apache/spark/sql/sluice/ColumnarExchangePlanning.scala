@@ -21,8 +21,9 @@ import org.apache.spark.sql.types.{DataType, StringType}
  * seed 42, pmod), range partitioning on columns (against Spark's own sampled bounds), both for
  * keys whose strings compare by their bytes, a single partition, and round-robin when Spark does
  * not sort rows before it (spark.sql.execution.sortBeforeRepartition false; with the sort,
- * Spark's placement depends on the rows' binary order, which only the row path reproduces). Keys
- * that are expressions rather than columns take the row path. The session setting
+ * Spark's placement depends on the rows' binary order, which only the row path reproduces). Hash
+ * and range keys that are expressions, or strings of another collation, are evaluated by Spark
+ * into each row's partition id (SparkPartitionIds), as Spark's exchange does. The session setting
  * spark.sluice.columnar.enabled (default true) turns the path off.
  */
 object ColumnarExchangePlanning {
@@ -78,38 +79,45 @@ object ColumnarExchangePlanning {
       output: Seq[Attribute]): Either[String, BatchPartitioning] =
     exchange.outputPartitioning match {
       case SinglePartition => Right(BatchPartitioning("single", Nil))
-      case HashPartitioning(expressions, _) => keyColumns(expressions, output).map(
-        keys => BatchPartitioning("hash", keys))
+      case HashPartitioning(expressions, _) => keyColumns(expressions, output) match {
+        case Some(keys) => Right(BatchPartitioning("hash", keys))
+        case None => computedBySpark(expressions)
+      }
       case RoundRobinPartitioning(_) if SQLConf.get.sortBeforeRepartition =>
         Left("round-robin partitioning sorts rows first (spark.sql.execution.sortBeforeRepartition)")
       case RoundRobinPartitioning(_) => Right(BatchPartitioning("round-robin", Nil))
-      case RangePartitioning(_, _) if RangeBounds.unavailableReason.isDefined =>
-        Left(RangeBounds.unavailableReason.get)
       case RangePartitioning(ordering, _) =>
-        keyColumns(ordering.map(_.child), output).map(keys => BatchPartitioning(
-          "range", keys, ordering.map(order =>
-            s"${if (order.isAscending) "asc" else "desc"} " +
-              s"${if (order.nullOrdering == NullsFirst) "nulls first" else "nulls last"}")))
+        keyColumns(ordering.map(_.child), output) match {
+          case Some(keys) if RangeBounds.unavailableReason.isEmpty => Right(BatchPartitioning(
+            "range", keys, ordering.map(order =>
+              s"${if (order.isAscending) "asc" else "desc"} " +
+                s"${if (order.nullOrdering == NullsFirst) "nulls first" else "nulls last"}")))
+          case _ => computedBySpark(ordering.map(_.child))
+        }
       case other => Left(s"${other.getClass.getSimpleName} is computed on rows")
     }
 
   /**
    * The column index of each key, if every key is a column Sluice hashes and orders as Spark
-   * does.
+   * does (a string of a collation other than UTF8_BINARY is hashed and ordered by its collation
+   * key, which Sluice does not compute).
    */
-  private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Either[String, Seq[Int]] = {
+  private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Option[Seq[Int]] = {
     val indices = keys.map {
-      case attribute: Attribute => output.indexWhere(_.exprId == attribute.exprId)
+      case attribute: Attribute if hashesBytes(attribute.dataType) =>
+        output.indexWhere(_.exprId == attribute.exprId)
       case _ => -1
     }
-    if (indices.contains(-1)) {
-      Left("a key is an expression, not a column")
-    } else if (keys.exists(key => !hashesBytes(key.dataType))) {
-      Left("a key is a string of a collation Spark hashes and orders by its collation key")
-    } else {
-      Right(indices)
-    }
+    if (indices.contains(-1)) None else Some(indices)
   }
+
+  /**
+   * Keys Sluice does not evaluate natively: Spark computes each row's partition id from the
+   * batch (SparkPartitionIds) and the native writer takes them ("given").
+   */
+  private def computedBySpark(keys: Seq[Expression]): Either[String, BatchPartitioning] =
+    check(keys.forall(_.deterministic), "a partitioning key is nondeterministic")
+      .map(_ => BatchPartitioning("given", Nil))
 
   private def hashesBytes(dataType: DataType): Boolean = dataType match {
     case string: StringType => string.isUTF8BinaryCollation

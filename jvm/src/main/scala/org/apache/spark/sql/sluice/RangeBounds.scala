@@ -34,14 +34,13 @@ object RangeBounds {
   def unavailableReason: Option[String] = boundsField.swap.toOption
 
   /**
-   * Samples `batches` (rows of `output`) as Spark does for `range`; returns the partition count
-   * (the bounds plus one, which may be fewer than asked for) and the bounds, packed for the
-   * native writer (packRows).
+   * Samples `batches` (rows of `output`) as Spark does for `range`; returns Spark's partitioner,
+   * whose partition count is the bounds plus one (which may be fewer than asked for).
    */
   def sample(
       range: RangePartitioning,
       output: Seq[Attribute],
-      batches: RDD[ColumnarBatch]): (Int, Array[Long]) = {
+      batches: RDD[ColumnarBatch]): RangePartitioner[InternalRow, Null] = {
     val ordering = range.ordering
     val keys = ordering.map(_.child)
     val sampled = batches.mapPartitionsInternal { iterator =>
@@ -53,11 +52,15 @@ object RangeBounds {
       order.copy(child = BoundReference(i, order.dataType, order.nullable))
     }
     implicit val rowOrdering: Ordering[InternalRow] = new LazilyGeneratedOrdering(boundOrdering)
-    val partitioner = new RangePartitioner(range.numPartitions, sampled, ascending = true,
+    new RangePartitioner(range.numPartitions, sampled, ascending = true,
       samplePointsPerPartitionHint = SQLConf.get.rangeExchangeSampleSizePerPartition)
+  }
+
+  /** The partitioner's bounds, packed for the native writer (packRows). */
+  def packedBounds(partitioner: RangePartitioner[InternalRow, Null]): Array[Long] = {
     val field = boundsField.fold(reason => throw new IllegalStateException(reason), identity)
     val bounds = field.get(partitioner).asInstanceOf[Array[InternalRow]]
-    (partitioner.numPartitions, packRows(bounds.map(_.asInstanceOf[UnsafeRow])))
+    packRows(bounds.map(_.asInstanceOf[UnsafeRow]))
   }
 
   /** Packs UnsafeRows as [count, each row's size in bytes, the rows' 8-byte words]. */

@@ -16,7 +16,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 /**
  * How the columnar path's native writer places rows: its writer settings ("partitioning", "keys"
  * and, for range partitioning, "sort-orders" such as "desc nulls last"), Spark's partitioning
- * computed natively.
+ * computed natively; "given" when Spark computes the ids (SparkPartitionIds).
  */
 case class BatchPartitioning(kind: String, keyColumns: Seq[Int], sortOrders: Seq[String] = Nil)
 
@@ -33,6 +33,8 @@ case class BatchPartitioning(kind: String, keyColumns: Seq[Int], sortOrders: Seq
  * @param rangeBounds range partitioning: Spark's sampled bounds (RangePartitioner's), UnsafeRows
  *                    of the key columns packed as the native writer takes them
  *                    (RangeBounds.packRows); empty otherwise
+ * @param sparkPartitionIds "given" partitioning: how Spark computes each row's partition, in the
+ *                          map task, for keys Sluice does not evaluate natively; None otherwise
  */
 class SluiceBatchDependency(
     rdd: RDD[Product2[Int, ColumnarBatch]],
@@ -42,7 +44,8 @@ class SluiceBatchDependency(
     val partitioning: BatchPartitioning,
     val dataSize: SQLMetric,
     writeProcessor: ShuffleWriteProcessor,
-    val rangeBounds: Array[Long])
+    val rangeBounds: Array[Long],
+    val sparkPartitionIds: Option[SparkPartitionIds])
   extends ShuffleDependency[Int, ColumnarBatch, ColumnarBatch](
     rdd, partitioner, BatchesAreWrittenNatively, None, None, false, writeProcessor)(
     ClassTag.Int, ClassTag(classOf[ColumnarBatch]), ClassTag(classOf[ColumnarBatch]))

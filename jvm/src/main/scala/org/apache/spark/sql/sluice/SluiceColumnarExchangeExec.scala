@@ -7,7 +7,8 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.Attribute
 import org.apache.spark.sql.catalyst.plans.logical.Statistics
-import org.apache.spark.sql.catalyst.plans.physical.{Partitioning, RangePartitioning}
+import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, Partitioning,
+  RangePartitioning}
 import org.apache.spark.sql.execution.{ShufflePartitionSpec, SparkPlan, SQLExecution}
 import org.apache.spark.sql.execution.exchange.{ShuffleExchangeExec, ShuffleExchangeLike, ShuffleOrigin}
 import org.apache.spark.sql.execution.metric.{SQLMetric, SQLMetrics, SQLShuffleReadMetricsReporter, SQLShuffleWriteMetricsReporter}
@@ -60,9 +61,18 @@ case class SluiceColumnarExchangeExec(
     val batches =
       if (columns == child.output.indices) inputRDD
       else inputRDD.map(batch => new ColumnarBatch(selected.map(batch.column), batch.numRows()))
-    val (partitionCount, rangeBounds) = outputPartitioning match {
-      case range: RangePartitioning => RangeBounds.sample(range, output, batches)
-      case other => (other.numPartitions, Array.emptyLongArray)
+    val noBounds = Array.emptyLongArray
+    val (partitionCount, rangeBounds, sparkIds) = (outputPartitioning, partitioning.kind) match {
+      case (range: RangePartitioning, "range") =>
+        val partitioner = RangeBounds.sample(range, output, batches)
+        (partitioner.numPartitions, RangeBounds.packedBounds(partitioner), None)
+      case (range: RangePartitioning, _) =>
+        val partitioner = RangeBounds.sample(range, output, batches)
+        (partitioner.numPartitions, noBounds,
+          Some(new RangePartitionIds(range.ordering.map(_.child), output, partitioner)))
+      case (hash: HashPartitioning, "given") =>
+        (hash.numPartitions, noBounds, Some(new HashPartitionIds(hash, output)))
+      case (other, _) => (other.numPartitions, noBounds, None)
     }
     val dependency = new SluiceBatchDependency(
       batches.map(batch => (0, batch): Product2[Int, ColumnarBatch]),
@@ -72,7 +82,8 @@ case class SluiceColumnarExchangeExec(
       partitioning,
       metrics("dataSize"),
       ShuffleExchangeExec.createShuffleWriteProcessor(writeMetrics),
-      rangeBounds)
+      rangeBounds,
+      sparkIds)
     metrics("numPartitions").set(dependency.partitioner.numPartitions)
     val executionId = sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)
     SQLMetrics.postDriverMetricUpdates(sparkContext, executionId, metrics("numPartitions") :: Nil)
