@@ -178,6 +178,19 @@ def test_range_partitioning_keeps_ranges_and_spark_order(spark, parquet):
     assert with_sluice == with_spark
 
 
+def test_from_orc(spark, parquet, local_dir):
+    """ORC's vectorized reader hands out its own vectors (Hive's, wrapped): every row where
+    Spark's shuffle puts it. (ORC stores no intervals.)"""
+    path = os.path.join(local_dir, "columnar-orc")
+    spark.read.parquet(parquet).drop("ym", "dtint").write.mode("overwrite").orc(path)
+
+    def query(s):
+        return (s.read.orc(path).repartition(13, "s", "k")
+                .withColumn("p", F.spark_partition_id()))
+    _assert_columnar(query(spark), scan="Scan orc")
+    assert len(assert_same_as_spark(spark, query)) == 60_000
+
+
 def test_from_the_columnar_cache(spark, parquet):
     # Spark's cache hands out column batches of numbers and booleans only.
     cached = spark.read.parquet(parquet).select("k", "i", "d", "b", "t", "sm", "f").cache()
