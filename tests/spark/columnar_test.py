@@ -178,6 +178,23 @@ def test_range_partitioning_keeps_ranges_and_spark_order(spark, parquet):
     assert with_sluice == with_spark
 
 
+def test_range_partitioning_of_empty_and_constant_keys(spark, parquet, local_dir):
+    """No rows: no bounds, one partition. One distinct key: no bounds either; every row in one
+    partition as under Spark's shuffle."""
+    empty = os.path.join(local_dir, "columnar-empty")
+    spark.read.parquet(parquet).limit(0).write.mode("overwrite").parquet(empty)
+    constant = os.path.join(local_dir, "columnar-constant")
+    spark.range(0, 1000, 1, 2).select(F.lit("same").alias("s"), F.col("id").alias("k")) \
+        .write.mode("overwrite").parquet(constant)
+    for path in [empty, constant]:
+        def query(s):
+            return (s.read.parquet(path).select("k", "s").repartitionByRange(9, "s")
+                    .withColumn("p", F.spark_partition_id()))
+        _assert_columnar(query(spark))
+        rows = assert_same_as_spark(spark, query)
+        assert len({row[-1] for row in rows}) <= 1  # p, the last column
+
+
 def test_from_orc(spark, parquet, local_dir):
     """ORC's vectorized reader hands out its own vectors (Hive's, wrapped): every row where
     Spark's shuffle puts it. (ORC stores no intervals.)"""
