@@ -18,9 +18,10 @@ import org.apache.spark.util.MutablePair
 /**
  * Spark's range bounds for a columnar exchange: the RangePartitioner Spark's own exchange makes
  * (ShuffleExchangeExec.prepareShuffleDependency), over a sample of the same rows, with the same
- * ordering and sample size, so the bounds, and with them every row's partition, are Spark's.
- * The native writer places rows against them (the number of bounds below the key, as
- * RangePartitioner.getPartition).
+ * ordering and sample size, so the bounds are drawn as Spark draws them. For keys that are
+ * columns the native writer places rows against the bounds (the number of bounds below the key,
+ * as RangePartitioner.getPartition); for keys that are expressions the partitioner itself places
+ * them in the map task (RangePartitionIds).
  */
 object RangeBounds {
   /** RangePartitioner keeps its bounds in a private field; Spark has no other way to them. */
