@@ -63,12 +63,10 @@ case class SluiceColumnarExchangeExec(
       else inputRDD.map(batch => new ColumnarBatch(selected.map(batch.column), batch.numRows()))
     val noBounds = Array.emptyLongArray
     val (partitionCount, rangeBounds, sparkIds) = (outputPartitioning, partitioning.kind) match {
-      case (range: RangePartitioning, "range") =>
+      case (range: RangePartitioning, kind) =>
         val partitioner = RangeBounds.sample(range, output, batches)
-        (partitioner.numPartitions, RangeBounds.packedBounds(partitioner), None)
-      case (range: RangePartitioning, _) =>
-        val partitioner = RangeBounds.sample(range, output, batches)
-        (partitioner.numPartitions, noBounds,
+        if (kind == "range") (partitioner.numPartitions, RangeBounds.packedBounds(partitioner), None)
+        else (partitioner.numPartitions, noBounds,
           Some(new RangePartitionIds(range.ordering.map(_.child), output, partitioner)))
       case (hash: HashPartitioning, "given") =>
         (hash.numPartitions, noBounds, Some(new HashPartitionIds(hash, output)))
