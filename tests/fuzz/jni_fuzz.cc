@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -475,8 +476,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       if (wrong < 12) {
-        // Nothing is reserved here: the buffer holds no bytes to push.
-        const jlong lengths[] = {-1, 1LL << 40, 70001, 1};
+        // A push longer than any buffer this harness reserves (the buffer of an empty block is
+        // kept for the next one, so a short push may be a legal one).
+        const jlong lengths[] = {-1, 1LL << 40, 1LL << 31, std::numeric_limits<jlong>::max()};
         Java_org_apache_spark_shuffle_sluice_SluiceNative_readerPushBlock(
             env, nullptr, reader, lengths[wrong % 4], String(owned, "block"));
         if (pending_exception.empty()) std::abort();
