@@ -15,9 +15,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  * Spark's partition id of every row itself (hash of the key columns, or a single partition) and
  * keeps the batch until it gathers partitions. Range partitioning places rows against the
  * bounds Spark sampled on the driver, which the dependency carries. Keys that are expressions
- * are evaluated here, by Spark, into each row's partition id (SparkPartitionIds). The buffers are charged to
- * the task before they are taken and what the writer holds after each batch; when Spark asks for
- * memory back the writer spills. The commit, the metrics and encryption are NativeShuffleWriter's.
+ * are evaluated here, by Spark, into each row's partition id (SparkPartitionIds). The buffers
+ * are charged to the task before they are taken and what the writer holds after each batch; when
+ * Spark asks for memory back the writer spills. The commit, the metrics and encryption are NativeShuffleWriter's.
  */
 private[spark] class SluiceBatchShuffleWriter[K, V](
     handle: SluiceBatchShuffleHandle[K, V],
