@@ -188,6 +188,8 @@ std::string_view RoundRobinModeName(RoundRobinMode mode) {
       return "spark";
     case RoundRobinMode::kRowHash:
       return "row-hash";
+    case RoundRobinMode::kSparkSorted:
+      return "spark-sorted";
   }
   return "unknown";
 }
@@ -195,7 +197,9 @@ std::string_view RoundRobinModeName(RoundRobinMode mode) {
 Result<RoundRobinMode> ParseRoundRobinMode(std::string_view name) {
   if (name == "spark") return RoundRobinMode::kSpark;
   if (name == "row-hash") return RoundRobinMode::kRowHash;
-  return Status::Invalid("unknown round-robin mode '", name, "': expected spark or row-hash");
+  if (name == "spark-sorted") return RoundRobinMode::kSparkSorted;
+  return Status::Invalid("unknown round-robin mode '", name,
+                         "': expected spark, row-hash or spark-sorted");
 }
 
 Result<SortOrder> ParseSortOrder(std::string_view text) {

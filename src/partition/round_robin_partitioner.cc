@@ -71,6 +71,10 @@ Result<std::unique_ptr<Partitioner>> MakeRoundRobinPartitioner(const Partitioner
           RoundRobinStartPosition(options.map_partition_id, options.partition_count)));
     case RoundRobinMode::kRowHash:
       return MakeRowHashPartitioner(options, schema);
+    case RoundRobinMode::kSparkSorted:
+      return Status::NotImplemented(
+          "round-robin mode spark-sorted ranks every row of the map task before placing any: "
+          "it takes a SortedRoundRobinWriter, not a partitioner");
   }
   return Status::Invalid("unknown round-robin mode ", static_cast<int>(options.round_robin_mode));
 }

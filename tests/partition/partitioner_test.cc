@@ -33,6 +33,8 @@ TEST(PartitionKindTest, ParsesRoundRobinModesAndSortOrders) {
   EXPECT_EQ(*ParseRoundRobinMode("spark"), RoundRobinMode::kSpark);
   EXPECT_EQ(*ParseRoundRobinMode("row-hash"), RoundRobinMode::kRowHash);
   EXPECT_EQ(RoundRobinModeName(RoundRobinMode::kRowHash), "row-hash");
+  EXPECT_EQ(*ParseRoundRobinMode("spark-sorted"), RoundRobinMode::kSparkSorted);
+  EXPECT_EQ(RoundRobinModeName(RoundRobinMode::kSparkSorted), "spark-sorted");
   EXPECT_TRUE(ParseRoundRobinMode("random").status().IsInvalid());
 
   const SortOrder asc = *ParseSortOrder("asc");

@@ -9,7 +9,7 @@ import os
 import pytest
 from pyspark.sql import functions as F
 
-from conftest import adaptive_decisions, assert_same_as_spark, plan_nodes, run_both
+from conftest import adaptive_decisions, assert_same_as_spark, plan_nodes, run_both, stage_totals
 
 # Every flat Spark type the columnar path carries, with nulls in each nullable column.
 COLUMNS = ["k", "i", "s", "d", "b", "dec", "wide", "dt", "ts", "ntz", "t", "sm", "f", "bin",
@@ -131,6 +131,36 @@ def test_single_partition_and_round_robin_without_sort(spark, parquet):
         assert_same_as_spark(spark, round_robin)
     finally:
         spark.conf.unset("spark.sql.execution.sortBeforeRepartition")
+
+
+def test_round_robin_after_sparks_sort_places_every_row_as_spark(spark, parquet):
+    """Spark sorts a map task's rows by the hash of their UnsafeRow form before it deals them out
+    round-robin (spark.sql.execution.sortBeforeRepartition, on by default): the native writer
+    ranks the same rows by the same hash, computed from the batches, so every row of every type
+    lands in Spark's partition. Also when the tasks spill (conftest caps what a task holds)."""
+    def query(s):
+        return _collectable(
+            s.read.parquet(parquet).repartition(9).withColumn("p", F.spark_partition_id()))
+    _assert_columnar(query(spark))
+    assert len(assert_same_as_spark(spark, query)) == 60_000
+
+
+def test_round_robin_after_sparks_sort_spills(spark, local_dir):
+    """Map tasks of 200,000 rows of 140 bytes hold more than conftest's 4 MiB cap: the held
+    batches spill and come back for placement; every partition holds Spark's rows."""
+    path = os.path.join(local_dir, "columnar-wide")
+    spark.range(0, 400_000, 1, 2).select(
+        "id", F.sha2(F.col("id").cast("string"), 512).alias("s")) \
+        .write.mode("overwrite").parquet(path)
+
+    def query(s):
+        return (s.read.parquet(path).repartition(7)
+                .groupBy(F.spark_partition_id().alias("p"))
+                .agg(F.count("*").alias("n"), F.sum(F.hash("id", "s")).alias("h")))
+    _assert_columnar(query(spark))
+    totals, _ = stage_totals(spark, lambda: query(spark))
+    assert totals.get("memoryBytesSpilled", 0) > 0, totals
+    assert len(assert_same_as_spark(spark, query)) == 7
 
 
 def test_range_partitioning_keeps_ranges_and_spark_order(spark, parquet):
@@ -306,7 +336,6 @@ def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, loca
         "id", F.array(F.col("id"), F.lit(1)).alias("a")).write.mode("overwrite").parquet(nested)
     cases = {
         "does not carry array<bigint>": lambda s: s.read.parquet(nested).repartition(3, "id"),
-        "sorts rows first": lambda s: _collectable(s.read.parquet(parquet).repartition(4)),
         "produces rows": lambda s: _collectable(
             s.read.parquet(parquet).filter(F.col("k") > 5).repartition(4, "k")),
     }

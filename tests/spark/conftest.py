@@ -193,3 +193,36 @@ def assert_same_as_spark(spark, build_query, expect_sluice=True, check_plan=None
     assert len(sluice_rows) == len(spark_rows)
     assert sluice_rows == spark_rows
     return sluice_rows
+
+
+def stage_totals(spark, run):
+    """Runs run() as its own job group; returns the sums of its completed stages' metrics and
+    the exchange's dataSize metrics."""
+    group = f"metrics-{id(run)}-{sluice_count(spark)}"
+    spark.sparkContext.setJobGroup(group, group)
+    try:
+        df = run()
+        df.collect()
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    stage_ids = {stage for job in rest(spark, "/jobs") if job.get("jobGroup") == group
+                 for stage in job["stageIds"]}
+    totals = {}
+    for stage_id in stage_ids:
+        for attempt in rest(spark, f"/stages/{stage_id}"):
+            if attempt["status"] != "COMPLETE":
+                continue
+            for key, value in attempt.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    totals[key] = totals.get(key, 0) + value
+    data_sizes = []
+    plan = df._jdf.queryExecution().executedPlan()
+    stack = [plan]
+    while stack:
+        node = stack.pop()
+        if node.nodeName() == "Exchange":
+            data_sizes.append(node.metrics().apply("dataSize").value())
+        children = node.children()
+        for i in range(children.size()):
+            stack.append(children.apply(i))
+    return totals, sorted(data_sizes)

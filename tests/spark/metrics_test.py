@@ -3,45 +3,12 @@ Spark's UI and adaptive execution read must be there and must be true."""
 
 from pyspark.sql import functions as F
 
-from conftest import rest, sluice_count
+from conftest import rest, sluice_count, stage_totals
 
 # Stage metrics (the REST API's StageData) that count rows: equal whoever shuffles them.
 COUNTS = ["shuffleWriteRecords", "shuffleReadRecords", "inputRecords", "outputRecords"]
 # Stage metrics that Sluice must report, not leave at 0 (times and memory differ by design).
 REPORTED = ["shuffleWriteTime", "peakExecutionMemory", "shuffleWriteBytes", "shuffleReadBytes"]
-
-
-def _stage_totals(spark, run):
-    """Runs run() as its own job group; returns the sums of its completed stages' metrics and
-    the exchange's dataSize metrics."""
-    group = f"metrics-{id(run)}-{sluice_count(spark)}"
-    spark.sparkContext.setJobGroup(group, group)
-    try:
-        df = run()
-        df.collect()
-    finally:
-        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
-    stage_ids = {stage for job in rest(spark, "/jobs") if job.get("jobGroup") == group
-                 for stage in job["stageIds"]}
-    totals = {}
-    for stage_id in stage_ids:
-        for attempt in rest(spark, f"/stages/{stage_id}"):
-            if attempt["status"] != "COMPLETE":
-                continue
-            for key, value in attempt.items():
-                if isinstance(value, int) and not isinstance(value, bool):
-                    totals[key] = totals.get(key, 0) + value
-    data_sizes = []
-    plan = df._jdf.queryExecution().executedPlan()
-    stack = [plan]
-    while stack:
-        node = stack.pop()
-        if node.nodeName() == "Exchange":
-            data_sizes.append(node.metrics().apply("dataSize").value())
-        children = node.children()
-        for i in range(children.size()):
-            stack.append(children.apply(i))
-    return totals, sorted(data_sizes)
 
 
 def test_task_metrics_are_reported_as_sparks(spark):
@@ -53,11 +20,11 @@ def test_task_metrics_are_reported_as_sparks(spark):
                 .groupBy("k").agg(F.count("*").alias("c"), F.max("s").alias("m")))
 
     before = sluice_count(spark)
-    sluice, sluice_sizes = _stage_totals(spark, query)
+    sluice, sluice_sizes = stage_totals(spark, query)
     assert sluice_count(spark) > before
     spark.conf.set("spark.sluice.enabled", "false")
     try:
-        spark_shuffle, spark_sizes = _stage_totals(spark, query)
+        spark_shuffle, spark_sizes = stage_totals(spark, query)
     finally:
         spark.conf.unset("spark.sluice.enabled")
 
@@ -78,7 +45,7 @@ def test_spill_metrics_are_reported(spark):
                 .withColumn("s", F.sha2(F.col("id").cast("string"), 512))
                 .repartition(7, "id").select(F.sum(F.length("s"))))
 
-    totals, _ = _stage_totals(spark, query)
+    totals, _ = stage_totals(spark, query)
     assert totals.get("memoryBytesSpilled", 0) > 0, totals
     assert totals.get("diskBytesSpilled", 0) > 0, totals
 

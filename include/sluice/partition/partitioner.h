@@ -44,14 +44,20 @@ enum class PartitionKind : uint8_t {
 
 /// How round-robin partitioning places rows.
 enum class RoundRobinMode : uint8_t {
-  /// "spark": exactly Spark's placement. Depends on row order, so a retried map task whose input
-  /// arrives in another order places rows differently (Spark sorts rows first when
-  /// spark.sql.execution.sortBeforeRepartition is on; Sluice does not sort).
+  /// "spark": exactly Spark's placement of rows in their arrival order. Depends on row order, so
+  /// a retried map task whose input arrives in another order places rows differently (Spark
+  /// sorts rows first when spark.sql.execution.sortBeforeRepartition is on: kSparkSorted).
   kSpark,
   /// "row-hash": pmod(Murmur3Hash(all columns, seed 42), n). Deterministic: placement depends
   /// only on a row's values, never on its position, so retries reproduce it. Rows that are equal
   /// go to the same partition (unlike Spark's mode, duplicates do not spread).
   kRowHash,
+  /// "spark-sorted": Spark's placement after its sort before repartition: the map task's rows
+  /// ranked by the Murmur3 hash (seed 42) of their UnsafeRow bytes, the row of rank r placed as
+  /// kSpark places the r-th row. Placement depends only on the task's set of rows. Every row
+  /// must be seen before the first is placed, and the rows' UnsafeRow form is the row layer's:
+  /// SortedRoundRobinWriter (sluice/row) does it; a Partitioner refuses it.
+  kSparkSorted,
 };
 
 /// The direction of one range key.
@@ -132,7 +138,7 @@ Result<PartitionKind> ParsePartitionKind(std::string_view name);
 /// Returns the name ParsePartitionKind accepts for `kind`.
 std::string_view PartitionKindName(PartitionKind kind);
 
-/// Parses a round-robin mode name: "spark" or "row-hash".
+/// Parses a round-robin mode name: "spark", "row-hash" or "spark-sorted".
 Result<RoundRobinMode> ParseRoundRobinMode(std::string_view name);
 
 /// Returns the name ParseRoundRobinMode accepts for `mode`.

@@ -6,7 +6,7 @@
 //   partitions          integer >= 1                           partitioning.partition_count
 //   keys                comma-separated column names or indexes (c3 or 3)  partitioning.key_columns
 //   map-id              integer (seeds round-robin)            partitioning.map_partition_id
-//   round-robin-mode    spark | row-hash                       partitioning.round_robin_mode
+//   round-robin-mode    spark | row-hash | spark-sorted        partitioning.round_robin_mode
 //   sort-orders         comma-separated, each "asc"|"desc" [nulls first|nulls last]
 //                                                              partitioning.sort_orders
 //   codec               none | lz4 | zstd | zstd:LEVEL             encoding.codec/level

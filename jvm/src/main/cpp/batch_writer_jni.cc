@@ -7,8 +7,9 @@
 // copy, checked like any imported Arrow data (ValidateArray), and written by the engine's
 // MapWriter, which computes Spark's partition ids natively and keeps the batch by reference until
 // it gathers partitions (range partitioning: against Spark's sampled bounds, which the JVM hands
-// over as UnsafeRows). Every call that may allocate returns the bytes the writer holds, so the
-// JVM can charge exactly that to Spark's TaskMemoryManager.
+// over as UnsafeRows; round-robin after Spark's sort: through a SortedRoundRobinWriter, which
+// ranks every row of the task first). Every call that may allocate returns the bytes the writer
+// holds, so the JVM can charge exactly that to Spark's TaskMemoryManager.
 #include <jni.h>
 
 #include <memory>
@@ -21,6 +22,7 @@
 #include "sluice/format/array_validate.h"
 #include "sluice/format/record_batch.h"
 #include "sluice/row/row_to_columnar_converter.h"
+#include "sluice/row/sorted_round_robin_writer.h"
 #include "sluice/row/spark_type.h"
 #include "sluice/write/map_writer.h"
 #include "sluice/write/map_writer_settings.h"
@@ -154,8 +156,15 @@ class BatchWriter {
     options.write_spark_files = false;
     options.write_in_place = true;
     SchemaPtr schema = options.schema;
-    SLUICE_ASSIGN_OR_RAISE(auto writer, MapWriter::Make(std::move(options)));
-    return std::unique_ptr<BatchWriter>(new BatchWriter(std::move(schema), std::move(writer)));
+    auto batch_writer = std::unique_ptr<BatchWriter>(new BatchWriter(std::move(schema)));
+    if (options.partitioning.kind == PartitionKind::kRoundRobin &&
+        options.partitioning.round_robin_mode == RoundRobinMode::kSparkSorted) {
+      SLUICE_ASSIGN_OR_RAISE(batch_writer->sorted_,
+                             SortedRoundRobinWriter::Make(std::move(options)));
+    } else {
+      SLUICE_ASSIGN_OR_RAISE(batch_writer->writer_, MapWriter::Make(std::move(options)));
+    }
+    return batch_writer;
   }
 
   /// Allocates the buffers of the next batch, `sizes` bytes each (0: an absent buffer), and
@@ -201,22 +210,38 @@ class BatchWriter {
     SLUICE_RETURN_NOT_OK(assembly.CheckAllUsed());
     RecordBatch batch(schema_, num_rows, std::move(columns), {std::move(pending_)});
     pending_buffers_.clear();
+    if (sorted_ != nullptr) {
+      if (partition_ids != nullptr) {
+        return Status::Invalid("batchWriterWrite: partition ids given to a sorted round-robin");
+      }
+      return sorted_->Write(batch);
+    }
     return partition_ids == nullptr ? writer_->Write(batch) : writer_->Write(batch, partition_ids);
   }
 
-  MapWriter& writer() { return *writer_; }
+  Status Spill() { return sorted_ != nullptr ? sorted_->Spill() : writer_->Spill(); }
+  Result<MapOutput> Finish() { return sorted_ != nullptr ? sorted_->Finish() : writer_->Finish(); }
+  void Abort() {
+    if (sorted_ != nullptr) {
+      sorted_->Abort();
+    } else {
+      writer_->Abort();
+    }
+  }
 
   /// The bytes held: the engine writer's and the batch being filled.
   int64_t held_bytes() const {
-    return writer_->held_bytes() + (pending_ == nullptr ? 0 : pending_->capacity());
+    return (sorted_ != nullptr ? sorted_->held_bytes() : writer_->held_bytes()) +
+           (pending_ == nullptr ? 0 : pending_->capacity());
   }
 
  private:
-  BatchWriter(SchemaPtr schema, std::unique_ptr<MapWriter> writer)
-      : schema_(std::move(schema)), writer_(std::move(writer)) {}
+  explicit BatchWriter(SchemaPtr schema) : schema_(std::move(schema)) {}
 
   SchemaPtr schema_;
+  // One of the two: Spark's round-robin after its sort ranks every row before placing any.
   std::unique_ptr<MapWriter> writer_;
+  std::unique_ptr<SortedRoundRobinWriter> sorted_;
   std::shared_ptr<AlignedBuffer> pending_;
   std::vector<BufferView> pending_buffers_;
 };
@@ -310,7 +335,7 @@ JNIEXPORT jlong JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_batchW
   auto* writer = FromHandle<BatchWriter>(handle);
   jlong held = -1;
   sluice::jni::Run(env, "batchWriterSpill", [&] {
-    SLUICE_RETURN_NOT_OK(writer->writer().Spill());
+    SLUICE_RETURN_NOT_OK(writer->Spill());
     held = writer->held_bytes();
     return sluice::Status::OK();
   });
@@ -328,7 +353,7 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWr
     jlongArray metrics) {
   auto* writer = FromHandle<BatchWriter>(handle);
   sluice::jni::Run(env, "batchWriterFinish", [&] {
-    SLUICE_ASSIGN_OR_RAISE(sluice::MapOutput output, writer->writer().Finish());
+    SLUICE_ASSIGN_OR_RAISE(sluice::MapOutput output, writer->Finish());
     return sluice::jni::ReturnMapOutput(env, output, lengths, checksums, metrics);
   });
 }
@@ -337,7 +362,7 @@ JNIEXPORT void JNICALL Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWr
 JNIEXPORT void JNICALL
 Java_org_apache_spark_shuffle_sluice_SluiceNative_batchWriterClose(JNIEnv*, jclass, jlong handle) {
   auto* writer = FromHandle<BatchWriter>(handle);
-  writer->writer().Abort();
+  writer->Abort();
   delete writer;
 }
 

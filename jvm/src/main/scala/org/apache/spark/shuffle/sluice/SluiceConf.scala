@@ -91,7 +91,8 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
       (if (partitioning.keyColumns.isEmpty) Nil
        else Seq("keys" -> partitioning.keyColumns.mkString(","))) ++
       (if (partitioning.sortOrders.isEmpty) Nil
-       else Seq("sort-orders" -> partitioning.sortOrders.mkString(",")))
+       else Seq("sort-orders" -> partitioning.sortOrders.mkString(","))) ++
+      partitioning.roundRobinMode.map("round-robin-mode" -> _)
     keysAndValues(encoderSettings ++ placement)
   }
 

@@ -19,9 +19,9 @@ import org.apache.spark.sql.types.{DataType, StringType}
  * of a child that does), every column has a type the path carries, and Sluice computes the
  * partitioning natively as Spark would: hash partitioning on columns (Murmur3 of the key columns,
  * seed 42, pmod), range partitioning on columns (against Spark's own sampled bounds), both for
- * keys whose strings compare by their bytes, a single partition, and round-robin when Spark does
- * not sort rows before it (spark.sql.execution.sortBeforeRepartition false; with the sort,
- * Spark's placement depends on the rows' binary order, which only the row path reproduces). Hash
+ * keys whose strings compare by their bytes, a single partition, and round-robin, with or
+ * without Spark's sort before it (spark.sql.execution.sortBeforeRepartition: the native writer
+ * ranks the task's rows by the hash of their UnsafeRow form, SortedRoundRobinWriter). Hash
  * and range keys that are expressions, or strings of another collation, are evaluated by Spark
  * into each row's partition id (SparkPartitionIds), as Spark's exchange does. The session setting
  * spark.sluice.columnar.enabled (default true) turns the path off.
@@ -84,7 +84,7 @@ object ColumnarExchangePlanning {
         case None => computedBySpark(expressions)
       }
       case RoundRobinPartitioning(_) if SQLConf.get.sortBeforeRepartition =>
-        Left("round-robin partitioning sorts rows first (spark.sql.execution.sortBeforeRepartition)")
+        Right(BatchPartitioning("round-robin", Nil, roundRobinMode = Some("spark-sorted")))
       case RoundRobinPartitioning(_) => Right(BatchPartitioning("round-robin", Nil))
       case RangePartitioning(ordering, _) =>
         keyColumns(ordering.map(_.child), output) match {

@@ -14,11 +14,16 @@ import org.apache.spark.sql.types.DataType
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 /**
- * How the columnar path's native writer places rows: its writer settings ("partitioning", "keys"
- * and, for range partitioning, "sort-orders" such as "desc nulls last"), Spark's partitioning
+ * How the columnar path's native writer places rows: its writer settings ("partitioning", "keys",
+ * for range partitioning "sort-orders" such as "desc nulls last", for round-robin the
+ * "round-robin-mode": "spark-sorted" when Spark sorts rows before it), Spark's partitioning
  * computed natively; "given" when Spark computes the ids (SparkPartitionIds).
  */
-case class BatchPartitioning(kind: String, keyColumns: Seq[Int], sortOrders: Seq[String] = Nil)
+case class BatchPartitioning(
+    kind: String,
+    keyColumns: Seq[Int],
+    sortOrders: Seq[String] = Nil,
+    roundRobinMode: Option[String] = None)
 
 /**
  * The shuffle of a SluiceColumnarExchangeExec: the child's column batches, each paired with an
