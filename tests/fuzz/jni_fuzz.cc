@@ -337,10 +337,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (columnar) {
     // Mode 0: hash partitioning; 1 to 6: range partitioning on column 0 with that many words of
     // bounds (packed UnsafeRows) from the input, right or wrong; 7: partition ids given with
-    // each batch, as Spark computes them for expression keys, right or wrong.
-    const uint8_t mode = input.Byte() % 8;
+    // each batch, as Spark computes them for expression keys, right or wrong; 8: round-robin
+    // after Spark's sort (rows ranked by their UnsafeRows' hash), the map id from the input.
+    const uint8_t mode = input.Byte() % 9;
     const bool given = mode == 7;
-    const uint8_t bounds_words = given ? 0 : mode;
+    const bool sorted_round_robin = mode == 8;
+    const uint8_t bounds_words = given || sorted_round_robin ? 0 : mode;
     const jlongArray bounds = Longs(owned, bounds_words);
     for (auto& word : As<FakeLongArray>(reinterpret_cast<jobject>(bounds))->values) {
       word = static_cast<jlong>(input.Word()) - 8;
@@ -352,11 +354,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         range ? 1 + std::clamp<jlong>(bound_values[0], 0, 1 << 16) : partitions;
     std::vector<std::string> keys = {"codec", "block-rows", "partitioning", "partitions"};
     std::vector<std::string> values = {"lz4", "16",
-                                       given   ? "given"
-                                       : range ? "range"
-                                               : "hash",
+                                       given                ? "given"
+                                       : range              ? "range"
+                                       : sorted_round_robin ? "round-robin"
+                                                            : "hash",
                                        std::to_string(writer_partitions)};
-    if (!given) {
+    if (sorted_round_robin) {
+      keys.insert(keys.end(), {"round-robin-mode", "map-id"});
+      values.insert(values.end(), {"spark-sorted", std::to_string(input.Byte())});
+    } else if (!given) {
       keys.insert(keys.end(), {"keys", "sort-orders"});
       values.insert(values.end(), {"0", "desc nulls last"});
     }

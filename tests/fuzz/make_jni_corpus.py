@@ -70,6 +70,8 @@ def main():
     # Mode 7: partition ids given with the batch, three (as many as its rows), 0, 1 and 0.
     given_batch = batch + bytes([0, 0, 1, 0])
     seeds["columnar_given_ids"] = bytes([6, 2, 5, 1, 7]) + given_batch + tail
+    # Mode 8: round-robin after Spark's sort, map id 3.
+    seeds["columnar_sorted_round_robin"] = bytes([6, 2, 5, 1, 8, 3]) + batch + tail
     seeds["text_schema"] = bytes([4, 30]) + b"struct<a:array<map<int,string>>>" + bytes([1])
     for name, data in seeds.items():
         (CORPUS / name).write_bytes(data)

@@ -12,8 +12,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
  *
  * Each ColumnarBatch is copied once into Arrow buffers the native writer lends
  * (ArrowBatchCopier), in two JNI calls per batch and none per row; the native writer computes
- * Spark's partition id of every row itself (hash of the key columns, or a single partition) and
- * keeps the batch until it gathers partitions. Range partitioning places rows against the
+ * Spark's partition id of every row itself (hash of the key columns, a single partition,
+ * round-robin, with Spark's sort before it by ranking the task's rows) and keeps the batch until
+ * it gathers partitions. Range partitioning places rows against the
  * bounds Spark sampled on the driver, which the dependency carries. Keys that are expressions
  * are evaluated here, by Spark, into each row's partition id (SparkPartitionIds). The buffers
  * are charged to the task before they are taken and what the writer holds after each batch; when
