@@ -131,9 +131,11 @@ format:
 	clang-format -i $$(git ls-files '*.h' '*.cc')
 
 ## lint: every C++ file as .clang-format has it, and the includes follow DESIGN.md's layers.
-lint: deps
+lint: deps $(ASAN_BUILD)/build.ninja
 	clang-format --dry-run --Werror $$(git ls-files '*.h' '*.cc')
 	python3 scripts/check_layers.py
+	cmake --build $(ASAN_BUILD) --target sluice_generated sluice_jni_header
+	scripts/tidy_changed.sh $(ASAN_BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

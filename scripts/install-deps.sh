@@ -11,7 +11,7 @@ debian_packages=(
   libflatbuffers-dev flatbuffers-compiler
   nlohmann-json3-dev libcli11-dev  # the CLI's JSON and argument parsing
   libgtest-dev libbenchmark-dev
-  clang libclang-rt-14-dev clang-format
+  clang libclang-rt-14-dev clang-format clang-tidy
   python3 python3-pip python3-venv
   openjdk-17-jdk-headless maven  # the interop suite's Arrow Java reader and writer
 )

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <utility>
 
 #include "argument_parser.h"
 #include "commands.h"
@@ -114,8 +115,8 @@ int RunGenerateCommand(std::span<const std::string> arguments) {
     if (Status interrupted = CheckInterrupted(); !interrupted.ok()) {
       return ReportError(kCommand, interrupted);
     }
-    RecordBatch batch =
-        done == 0 ? std::move(first) : (*make_batch)(done, std::min(*rows - done, *batch_rows));
+    RecordBatch batch = done == 0 ? std::exchange(first, RecordBatch())
+                                  : (*make_batch)(done, std::min(*rows - done, *batch_rows));
     Status written = (*output)->Write(batch);
     if (!written.ok()) return ReportError(kCommand, written);
     done += batch.num_rows();

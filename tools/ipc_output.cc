@@ -15,10 +15,11 @@ constexpr int64_t kStandardOutputFlushBytes = int64_t{4} << 20;
 
 }  // namespace
 
-Result<std::unique_ptr<IpcOutput>> IpcOutput::Open(const std::string& path, SchemaPtr schema) {
+Result<std::unique_ptr<IpcOutput>> IpcOutput::Open(const std::string& path,
+                                                   const SchemaPtr& schema) {
   std::unique_ptr<IpcOutput> output(new IpcOutput());
   SLUICE_ASSIGN_OR_RAISE(output->target_, OutputTarget::Resolve(path));
-  SLUICE_ASSIGN_OR_RAISE(output->encoder_, SegmentEncoder::Make(std::move(schema)));
+  SLUICE_ASSIGN_OR_RAISE(output->encoder_, SegmentEncoder::Make(schema));
   const std::span<const uint8_t> schema_message = output->encoder_->schema_message();
   if (output->target_.kind() == OutputTarget::Kind::kReplaceFile) {
     SLUICE_ASSIGN_OR_RAISE(output->file_,

@@ -24,7 +24,7 @@ class IpcOutput {
  public:
   /// Opens `path` ("-" for standard output, a device or a FIFO as a stream) for batches of
   /// `schema`.
-  static Result<std::unique_ptr<IpcOutput>> Open(const std::string& path, SchemaPtr schema);
+  static Result<std::unique_ptr<IpcOutput>> Open(const std::string& path, const SchemaPtr& schema);
   ~IpcOutput();
 
   /// Appends one batch, which must have the stream's schema.

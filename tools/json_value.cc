@@ -139,7 +139,7 @@ void JsonValue::DumpTo(const Json& value, std::string* out, int indent, int dept
   auto newline = [&](int level) {
     if (indent < 0) return;
     *out += '\n';
-    out->append(static_cast<size_t>(indent * level), ' ');
+    out->append(static_cast<size_t>(indent) * static_cast<size_t>(level), ' ');
   };
   auto nested = [](const Json& item) { return item.is_array() || item.is_object(); };
   if (value.is_array()) {

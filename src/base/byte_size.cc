@@ -47,7 +47,7 @@ Result<int64_t> ParseByteSize(std::string_view text) {
                            "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)");
   }
   const double bytes = number * multiplier;
-  if (bytes > static_cast<double>(std::numeric_limits<int64_t>::max() / 2)) {
+  if (bytes > static_cast<double>(std::numeric_limits<int64_t>::max()) / 2) {
     return Status::Invalid("'", text, "' is too large");
   }
   return static_cast<int64_t>(bytes);

@@ -285,6 +285,7 @@ ExportedArrayNode* AllocateNode(std::shared_ptr<const ExportKeepAlive> keep_aliv
   const auto variadic = static_cast<size_t>(std::max<int64_t>(variadic_count, 0));
   const size_t buffer_room =
       variadic_count >= 0 ? (3 + variadic) * sizeof(void*) + variadic * sizeof(int64_t) : 0;
+  // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers to the children
   const size_t size = sizeof(ExportedArrayNode) + children * sizeof(ArrowArray*) +
                       children * sizeof(ArrowArray) + buffer_room +
                       static_cast<size_t>(bitmap_bytes);
@@ -300,7 +301,7 @@ ExportedArrayNode* AllocateNode(std::shared_ptr<const ExportKeepAlive> keep_aliv
     cursor += variadic * sizeof(int64_t);
   }
   node->child_pointers = reinterpret_cast<ArrowArray**>(cursor);
-  cursor += children * sizeof(ArrowArray*);
+  cursor += children * sizeof(ArrowArray*);  // NOLINT(bugprone-sizeof-expression)
   node->child_arrays = reinterpret_cast<ArrowArray*>(cursor);
   cursor += children * sizeof(ArrowArray);
   node->bitmap = bitmap_bytes > 0 ? cursor : nullptr;

@@ -939,7 +939,7 @@ Status ArrayImporter::ImportDictionary(const ArrowArray* array, const DataType* 
   }
   out->buffers[1] =
       view_length == 0 ? BufferView{kZeroBytes, 0} : BufferView{indices, indices_size};
-  out->children.assign(1, std::move(dictionary));
+  out->children.assign(1, dictionary);
   return Status::OK();
 }
 

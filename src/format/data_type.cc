@@ -271,7 +271,7 @@ TypePtr DataType::Union(TypeId id, std::vector<Field> fields, std::vector<int8_t
   type->child_for_code_.fill(-1);
   for (size_t i = 0; i < type->type_codes_.size(); ++i) {
     const int8_t code = type->type_codes_[i];
-    if (code >= 0) type->child_for_code_[static_cast<size_t>(code)] = static_cast<int8_t>(i);
+    if (code >= 0) type->child_for_code_[static_cast<uint8_t>(code)] = static_cast<int8_t>(i);
   }
   return TypePtr(type);
 }

@@ -16,7 +16,7 @@ std::string ErrnoMessage(int errno_value) {
   return std::strerror(errno_value);
 }
 
-Result<std::unique_ptr<OutputFile>> OutputFile::Create(std::string path,
+Result<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path,
                                                        const OutputFileOptions& options) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {

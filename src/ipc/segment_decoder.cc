@@ -587,8 +587,7 @@ class SegmentDecoder::Impl {
       if (dictionary_fields.empty()) {
         cached = CacheSchema(bytes, std::move(values_schema));
       } else {
-        cached =
-            CacheDictionarySchema(bytes, std::move(values_schema), std::move(dictionary_fields));
+        cached = CacheDictionarySchema(bytes, values_schema, std::move(dictionary_fields));
       }
     }
     current_ = cached;
@@ -605,7 +604,8 @@ class SegmentDecoder::Impl {
   // Plans a stream with dictionary-encoded fields: its batches are laid out with index types,
   // and each dictionary's batches with its values' type.
   // `encoded_schema`, when given, is the schema batches are returned in (else built).
-  const CachedSchema* CacheDictionarySchema(const std::string& bytes, SchemaPtr values_schema,
+  const CachedSchema* CacheDictionarySchema(const std::string& bytes,
+                                            const SchemaPtr& values_schema,
                                             std::vector<ipc::DictionaryField> fields,
                                             SchemaPtr encoded_schema = nullptr) {
     CachedSchema* plan = CacheSchema(bytes, ipc::IndexSchema(*values_schema, fields));

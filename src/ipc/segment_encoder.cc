@@ -459,7 +459,7 @@ SegmentEncoder::SegmentEncoder(SchemaPtr schema, const SegmentEncoderOptions& op
 
 SegmentEncoder::~SegmentEncoder() = default;
 
-Result<std::unique_ptr<SegmentEncoder>> SegmentEncoder::Make(SchemaPtr schema,
+Result<std::unique_ptr<SegmentEncoder>> SegmentEncoder::Make(const SchemaPtr& schema,
                                                              const SegmentEncoderOptions& options) {
   if (schema == nullptr) return Status::Invalid("SegmentEncoder needs a schema");
   std::unique_ptr<SegmentEncoder> encoder(new SegmentEncoder(schema, options));

@@ -64,11 +64,11 @@ class PartitionReader::Impl {
 Result<std::unique_ptr<PartitionReader>> PartitionReader::Open(std::vector<SegmentSource> sources,
                                                                PartitionReaderOptions options) {
   return GuardFailures("PartitionReader::Open",
-                       [&] { return OpenGuarded(std::move(sources), std::move(options)); });
+                       [&] { return OpenGuarded(std::move(sources), options); });
 }
 
 Result<std::unique_ptr<PartitionReader>> PartitionReader::OpenGuarded(
-    std::vector<SegmentSource> sources, PartitionReaderOptions options) {
+    std::vector<SegmentSource> sources, const PartitionReaderOptions& options) {
   SLUICE_ASSIGN_OR_RAISE(auto producer, BatchProducer::Make(std::move(sources), options));
   SLUICE_ASSIGN_OR_RAISE(BatchProducer::Outcome outcome, producer->ReadSchema(/*wait=*/true));
   // kEnd: no segment at all and no schema given; the reader yields nothing, with no fields.

@@ -146,6 +146,8 @@ const char* Metadata(Program& program, Arena& arena) {
     }
   }
   uint8_t* buffer = arena.Buffer(encoded.size());
+  // Binary metadata (int32 lengths and bytes), not a C string: no terminator.
+  // NOLINTNEXTLINE(bugprone-not-null-terminated-result)
   std::memcpy(buffer, encoded.data(), encoded.size());
   return reinterpret_cast<const char*>(buffer);
 }

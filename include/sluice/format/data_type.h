@@ -116,7 +116,7 @@ class DataType {
   const std::vector<int8_t>& type_codes() const { return type_codes_; }
   /// Unions only: the child holding type id `code` (0 to 127), or -1 when no child has it.
   int child_for_type_code(int8_t code) const {
-    return code >= 0 ? child_for_code_[static_cast<size_t>(code)] : -1;
+    return code >= 0 ? child_for_code_[static_cast<uint8_t>(code)] : -1;
   }
 
   /// kDictionary only: the integer type of the indices and the type of the dictionary's values.

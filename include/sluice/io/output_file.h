@@ -29,7 +29,7 @@ struct OutputFileOptions {
 class OutputFile {
  public:
   /// Creates `path`, which must not exist (O_EXCL).
-  static Result<std::unique_ptr<OutputFile>> Create(std::string path,
+  static Result<std::unique_ptr<OutputFile>> Create(const std::string& path,
                                                     const OutputFileOptions& options = {});
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;

@@ -53,7 +53,7 @@ class SegmentEncoder {
   ~SegmentEncoder();
 
   /// Makes an encoder for batches of `schema`.
-  static Result<std::unique_ptr<SegmentEncoder>> Make(SchemaPtr schema,
+  static Result<std::unique_ptr<SegmentEncoder>> Make(const SchemaPtr& schema,
                                                       const SegmentEncoderOptions& options = {});
 
   const SchemaPtr& schema() const { return schema_; }

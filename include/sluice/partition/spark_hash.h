@@ -50,7 +50,9 @@ struct MurmurHash3Spark {
       h1 = MixH1(h1, MixK1(word));
     }
     for (int64_t i = aligned; i < length; ++i) {
-      const auto signed_byte = static_cast<int32_t>(static_cast<int8_t>(data[i]));
+      // Spark reads each tail byte as a Java byte: sign-extended on purpose.
+      const auto signed_byte = static_cast<int32_t>(
+          static_cast<int8_t>(data[i]));  // NOLINT(bugprone-signed-char-misuse)
       h1 = MixH1(h1, MixK1(static_cast<uint32_t>(signed_byte)));
     }
     // Spark passes the length as a Java int.

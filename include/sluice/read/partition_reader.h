@@ -98,8 +98,8 @@ class PartitionReader final : public RecordBatchReader {
  private:
   class Impl;
   explicit PartitionReader(std::unique_ptr<Impl> impl);
-  static Result<std::unique_ptr<PartitionReader>> OpenGuarded(std::vector<SegmentSource> sources,
-                                                              PartitionReaderOptions options);
+  static Result<std::unique_ptr<PartitionReader>> OpenGuarded(
+      std::vector<SegmentSource> sources, const PartitionReaderOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 
