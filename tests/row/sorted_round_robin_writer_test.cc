@@ -23,15 +23,15 @@
 namespace sluice {
 namespace {
 
-using RowBytes = std::string;
+using RowImage = std::string;
 /// The rows of each partition as UnsafeRow bytes, in the order the file holds them.
-using PartitionRows = std::vector<std::vector<RowBytes>>;
+using PartitionRows = std::vector<std::vector<RowImage>>;
 
-std::vector<RowBytes> ToRows(const RecordBatch& batch) {
+std::vector<RowImage> ToRows(const RecordBatch& batch) {
   auto converter = ColumnarToRowConverter::Make(batch.schema()).ValueOrDie();
   UnsafeRowBatch rows;
   EXPECT_TRUE(converter->Convert(batch, 0, batch.num_rows(), &rows).ok());
-  std::vector<RowBytes> out;
+  std::vector<RowImage> out;
   for (int64_t i = 0; i < rows.num_rows(); ++i) {
     out.emplace_back(reinterpret_cast<const char*>(rows.row(i)), rows.sizes[i]);
   }
@@ -52,7 +52,7 @@ PartitionRows ReadPartitions(const MapOutput& output) {
       auto batch = decoder.Next();
       EXPECT_TRUE(batch.ok()) << batch.status().ToString();
       if (!batch.ok() || !batch->has_value()) break;
-      for (RowBytes& row : ToRows(**batch)) partitions[p].push_back(std::move(row));
+      for (RowImage& row : ToRows(**batch)) partitions[p].push_back(std::move(row));
     }
   }
   return partitions;
@@ -63,11 +63,11 @@ PartitionRows ReadPartitions(const MapOutput& output) {
 /// order within a partition.
 PartitionRows ExpectedPartitions(const std::vector<RecordBatch>& batches, int32_t partitions,
                                  int32_t map_id) {
-  std::vector<RowBytes> rows;
+  std::vector<RowImage> rows;
   for (const RecordBatch& batch : batches) {
-    for (RowBytes& row : ToRows(batch)) rows.push_back(std::move(row));
+    for (RowImage& row : ToRows(batch)) rows.push_back(std::move(row));
   }
-  std::vector<std::tuple<int32_t, size_t, RowBytes, size_t>> keys;
+  std::vector<std::tuple<int32_t, size_t, RowImage, size_t>> keys;
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto* data = reinterpret_cast<const uint8_t*>(rows[i].data());
     const auto size = static_cast<int64_t>(rows[i].size());
@@ -190,12 +190,12 @@ TEST(SortedRoundRobinWriter, RowsOfEqualHashAreOrderedByTheirBytes) {
     ArrayData column = values.Finish(&owners);
     batches.push_back(RecordBatch(schema, 20'000, {std::move(column)}, std::move(owners)));
   }
-  std::vector<RowBytes> rows;
+  std::vector<RowImage> rows;
   for (const RecordBatch& batch : batches) {
-    for (RowBytes& row : ToRows(batch)) rows.push_back(std::move(row));
+    for (RowImage& row : ToRows(batch)) rows.push_back(std::move(row));
   }
   std::vector<uint32_t> hashes;
-  for (const RowBytes& row : rows) {
+  for (const RowImage& row : rows) {
     hashes.push_back(MurmurHash3Spark::HashBytes(reinterpret_cast<const uint8_t*>(row.data()),
                                                  static_cast<int64_t>(row.size()), 42));
   }
