@@ -73,9 +73,8 @@ struct MapWriterOptions {
   int64_t memory_limit = int64_t{256} << 20;
   /// Held input at which the writer spills even when the budget has room. Gathering a block's
   /// rows from a large hold misses the caches and the TLB on most values, so holding less is
-  /// faster: 10M lineitem rows at 200 partitions (lz4) took 3.95 s holding everything, 3.05 s
-  /// spilling every 64 MiB and 2.5 s every 32 MiB, at 4% and 12% larger output (smaller blocks
-  /// compress less). kAutoMaxHeldBytes (the default): 64 MiB, or 64 KiB per partition when that
+  /// faster, at the price of smaller blocks, which compress less (DEVELOPING.md, "Figures behind
+  /// the constants"). kAutoMaxHeldBytes (the default): 64 MiB, or 64 KiB per partition when that
   /// is more, so that blocks stay large at high partition counts. 0: no limit but the budget.
   int64_t max_held_bytes = kAutoMaxHeldBytes;
   static constexpr int64_t kAutoMaxHeldBytes = -1;
