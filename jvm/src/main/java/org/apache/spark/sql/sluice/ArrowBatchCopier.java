@@ -20,6 +20,8 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimeType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
@@ -40,6 +42,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * the values, the validity bitmaps (only for columns with nulls) and the offsets, and records each
  * column's length and null count. The layouts are Sluice's Arrow types for Spark types
  * (sluice/row/spark_type.h), the ones {@link ArrowColumnView} reads back.
+ *
+ * A struct column is copied as its validity and its fields' arrays, read from the vector's
+ * children (ColumnVector.getChild). Arrays and maps are not carried yet (the planner keeps them
+ * on the row path).
  *
  * Values are read through ColumnVector's getters, so any vector works (Parquet's and ORC's
  * on-heap and off-heap vectors, the columnar cache, constant partition columns, Arrow-backed
@@ -64,10 +70,12 @@ public final class ArrowBatchCopier {
       columns[i] = ColumnCopier.of(types[i]);
       buffers += columns[i].bufferCount();
     }
+    int nodeCount = 0;
+    for (ColumnCopier column : columns) nodeCount += column.nodeCount();
     bufferCount = buffers;
     bufferBytes = new long[buffers];
     addresses = new long[buffers];
-    nodes = new long[2 * types.length];
+    nodes = new long[2 * nodeCount];
     // An UnsafeRow: a null bitmap of 8-byte words, then 8 bytes per field.
     fixedRowBytes = 8L * ((types.length + 63) / 64) + 8L * types.length;
   }
@@ -96,14 +104,20 @@ public final class ArrowBatchCopier {
     return addresses;
   }
 
-  /** Copies `batch` into the buffers at addresses(); returns each column's (length, nulls). */
+  /**
+   * Copies `batch` into the buffers at addresses(); returns the (length, nulls) of every array,
+   * in pre-order (a struct column, then its fields').
+   */
   public long[] fill(ColumnarBatch batch) {
     final int rows = batch.numRows();
     int at = 0;
+    int node = 0;
     for (int i = 0; i < columns.length; i++) {
-      nodes[2 * i] = rows;
-      nodes[2 * i + 1] = columns[i].fill(batch.column(i), rows, addresses, bufferBytes, at);
+      nodes[2 * node] = rows;
+      nodes[2 * node + 1] = columns[i].fill(batch.column(i), rows, addresses, bufferBytes, at);
+      columns[i].copyDescendantNodes(nodes, 2 * node + 2);
       at += columns[i].bufferCount();
+      node += columns[i].nodeCount();
     }
     return nodes;
   }
@@ -112,6 +126,22 @@ public final class ArrowBatchCopier {
   private abstract static class ColumnCopier {
     /** Buffers of the column in the C Data Interface (the validity bitmap included). */
     abstract int bufferCount();
+
+    /** Arrays of the column: 1, and a struct's fields' arrays. */
+    int nodeCount() {
+      return 1;
+    }
+
+    /** Writes the (length, nulls) of the arrays below this one, as the last fill() found them. */
+    void copyDescendantNodes(long[] nodes, int at) {}
+
+    /**
+     * The bytes value `i` takes in an UnsafeRow beyond its 8-byte slot: what measure() adds up,
+     * for one value (a struct's measure() takes out the values under its null rows).
+     */
+    long rowVarBytes(ColumnVector vector, int i) {
+      return 0;
+    }
 
     /** Sizes the buffers; returns the bytes the values take in UnsafeRows beyond 8 per field. */
     abstract long measure(ColumnVector vector, int rows, long[] sizes, int at);
@@ -141,6 +171,7 @@ public final class ArrowBatchCopier {
       if (type instanceof DecimalType) return new DecimalCopier((DecimalType) type);
       if (type instanceof StringType || type instanceof BinaryType) return new BytesCopier();
       if (type instanceof CalendarIntervalType) return new IntervalCopier();
+      if (type instanceof StructType) return new StructCopier((StructType) type);
       throw new UnsupportedOperationException(
           "the columnar path does not carry " + type.catalogString() + " yet");
     }
@@ -297,6 +328,11 @@ public final class ArrowBatchCopier {
     }
 
     @Override
+    long rowVarBytes(ColumnVector vector, int i) {
+      return precision > Decimal.MAX_LONG_DIGITS() ? 16L : 0L;
+    }
+
+    @Override
     int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       final boolean compact = precision <= Decimal.MAX_LONG_DIGITS();
@@ -412,6 +448,11 @@ public final class ArrowBatchCopier {
       return fillValidity(vector, rows, addresses[at]);
     }
 
+    @Override
+    long rowVarBytes(ColumnVector vector, int i) {
+      return vector.isNullAt(i) ? 0L : (bytesAt(vector, i).numBytes() + 7) & ~7L;
+    }
+
     /** The dictionary ids of a dictionary-encoded vector; null for any other. */
     private static WritableColumnVector dictionaryIds(ColumnVector vector) {
       if (vector instanceof WritableColumnVector) {
@@ -442,6 +483,11 @@ public final class ArrowBatchCopier {
     }
 
     @Override
+    long rowVarBytes(ColumnVector vector, int i) {
+      return vector.isNullAt(i) ? 0L : 16L;
+    }
+
+    @Override
     int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       final long out = addresses[at + 1];
       for (int i = 0; i < rows; i++) {
@@ -451,6 +497,89 @@ public final class ArrowBatchCopier {
         Platform.putInt(null, address + 4, value == null ? 0 : value.days);
         Platform.putLong(null, address + 8,
             value == null ? 0L : Math.multiplyExact(value.microseconds, 1000L));
+      }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  /**
+   * Structs: a validity bitmap, then each field's arrays, copied from the struct vector's
+   * children row for row (a null struct's fields are copied too; Arrow ignores them). In an
+   * UnsafeRow a struct is a nested UnsafeRow in the variable part, absent when null.
+   */
+  private static final class StructCopier extends ColumnCopier {
+    private final ColumnCopier[] fields;
+    private final int bufferCount;
+    private final int nodeCount;
+    /** A nested UnsafeRow's null bitmap and 8-byte slots. */
+    private final long fixedBytes;
+    /** The (length, nulls) of the arrays below, in pre-order, from the last fill(). */
+    private final long[] descendantNodes;
+
+    StructCopier(StructType type) {
+      final StructField[] structFields = type.fields();
+      fields = new ColumnCopier[structFields.length];
+      int buffers = 1;
+      int nodes = 1;
+      for (int k = 0; k < fields.length; k++) {
+        fields[k] = ColumnCopier.of(structFields[k].dataType());
+        buffers += fields[k].bufferCount();
+        nodes += fields[k].nodeCount();
+      }
+      bufferCount = buffers;
+      nodeCount = nodes;
+      fixedBytes = 8L * ((fields.length + 63) / 64) + 8L * fields.length;
+      descendantNodes = new long[2 * (nodes - 1)];
+    }
+
+    @Override int bufferCount() { return bufferCount; }
+
+    @Override int nodeCount() { return nodeCount; }
+
+    @Override
+    void copyDescendantNodes(long[] nodes, int at) {
+      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
+    }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      sizes[at] = validityBytes(vector, rows);
+      long bytes = fixedBytes * rows;
+      int next = at + 1;
+      for (int k = 0; k < fields.length; k++) {
+        bytes += fields[k].measure(vector.getChild(k), rows, sizes, next);
+        next += fields[k].bufferCount();
+      }
+      if (vector.hasNull()) {
+        for (int i = 0; i < rows; i++) {
+          if (vector.isNullAt(i)) bytes -= fixedBytes + fieldVarBytes(vector, i);
+        }
+      }
+      return bytes;
+    }
+
+    @Override
+    long rowVarBytes(ColumnVector vector, int i) {
+      return vector.isNullAt(i) ? 0L : fixedBytes + fieldVarBytes(vector, i);
+    }
+
+    private long fieldVarBytes(ColumnVector vector, int i) {
+      long bytes = 0;
+      for (int k = 0; k < fields.length; k++) bytes += fields[k].rowVarBytes(vector.getChild(k), i);
+      return bytes;
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
+      int next = at + 1;
+      int node = 0;
+      for (int k = 0; k < fields.length; k++) {
+        descendantNodes[2 * node] = rows;
+        descendantNodes[2 * node + 1] =
+            fields[k].fill(vector.getChild(k), rows, addresses, reserved, next);
+        fields[k].copyDescendantNodes(descendantNodes, 2 * node + 2);
+        next += fields[k].bufferCount();
+        node += fields[k].nodeCount();
       }
       return fillValidity(vector, rows, addresses[at]);
     }

@@ -19,6 +19,8 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimeType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
@@ -39,8 +41,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * next one, so a view must not be read after that (Spark's batch iterators do not). The Arrow
  * type of each Spark type is Sluice's (sluice/row/spark_type.h): dates are date32, timestamps
  * microseconds in int64, decimals decimal128, strings and binaries 32-bit offsets and bytes,
- * CalendarIntervalType month_day_nano. Nested types are not carried by the columnar path yet; the
- * planner keeps them on the row path.
+ * CalendarIntervalType month_day_nano, structs a validity bitmap and a child array per field
+ * (viewed by getChild; Spark's getStruct reads them). Arrays and maps are not carried by the
+ * columnar path yet; the planner keeps them on the row path.
  */
 public final class ArrowColumnView extends ColumnVector {
   // struct ArrowArray: int64 length, null_count, offset, n_buffers, n_children;
@@ -49,10 +52,12 @@ public final class ArrowColumnView extends ColumnVector {
   private static final long NULL_COUNT = 8;
   private static final long OFFSET = 16;
   private static final long BUFFER_COUNT = 24;
+  private static final long CHILD_COUNT = 32;
   private static final long BUFFERS = 40;
+  private static final long CHILDREN = 48;
 
   /** How the values are laid out, chosen once from the Spark type. */
-  private enum Layout { NULL, BITS, FIXED, DECIMAL, BYTES, INTERVAL }
+  private enum Layout { NULL, BITS, FIXED, DECIMAL, BYTES, INTERVAL, STRUCT }
 
   private final Layout layout;
   private final int numNulls;
@@ -60,24 +65,48 @@ public final class ArrowColumnView extends ColumnVector {
   private final long values;
   private final long data;
   private final long offset;
+  /** A struct's fields; empty for other types. */
+  private final ArrowColumnView[] fields;
 
   /** Views the ArrowArray at `array` as a column of `type`. */
   public ArrowColumnView(DataType type, long array) {
+    this(type, array, 0L);
+  }
+
+  /** `parentOffset`: the offset of the struct this array is a field of (Arrow adds them up). */
+  private ArrowColumnView(DataType type, long array, long parentOffset) {
     super(type);
     layout = layoutOf(type);
     final long bufferCount = Platform.getLong(null, array + BUFFER_COUNT);
     final long buffers = Platform.getLong(null, array + BUFFERS);
-    final long expected = layout == Layout.NULL ? 0 : layout == Layout.BYTES ? 3 : 2;
+    final long expected = layout == Layout.NULL ? 0
+        : layout == Layout.STRUCT ? 1 : layout == Layout.BYTES ? 3 : 2;
     if (bufferCount != expected) {
       throw new IllegalStateException("Sluice: an Arrow array of " + bufferCount
           + " buffers cannot be a column of " + type.catalogString());
     }
     numNulls = Math.toIntExact(layout == Layout.NULL
         ? Platform.getLong(null, array + LENGTH) : Platform.getLong(null, array + NULL_COUNT));
-    offset = Platform.getLong(null, array + OFFSET);
+    offset = parentOffset + Platform.getLong(null, array + OFFSET);
     validity = expected > 0 ? Platform.getLong(null, buffers) : 0L;
     values = expected > 1 ? Platform.getLong(null, buffers + 8) : 0L;
     data = expected > 2 ? Platform.getLong(null, buffers + 16) : 0L;
+    if (layout == Layout.STRUCT) {
+      final StructField[] structFields = ((StructType) type).fields();
+      final long childCount = Platform.getLong(null, array + CHILD_COUNT);
+      if (childCount != structFields.length) {
+        throw new IllegalStateException("Sluice: an Arrow struct of " + childCount
+            + " children cannot be a column of " + type.catalogString());
+      }
+      final long children = Platform.getLong(null, array + CHILDREN);
+      fields = new ArrowColumnView[structFields.length];
+      for (int k = 0; k < fields.length; k++) {
+        fields[k] = new ArrowColumnView(structFields[k].dataType(),
+            Platform.getLong(null, children + 8L * k), offset);
+      }
+    } else {
+      fields = new ArrowColumnView[0];
+    }
   }
 
   /** Whether the columnar path carries columns of `type`. */
@@ -103,6 +132,10 @@ public final class ArrowColumnView extends ColumnVector {
     if (type instanceof DecimalType) return Layout.DECIMAL;
     if (type instanceof StringType || type instanceof BinaryType) return Layout.BYTES;
     if (type instanceof CalendarIntervalType) return Layout.INTERVAL;
+    if (type instanceof StructType) {
+      for (StructField field : ((StructType) type).fields()) layoutOf(field.dataType());
+      return Layout.STRUCT;
+    }
     throw new UnsupportedOperationException(
         "the columnar path does not carry " + type.catalogString() + " yet");
   }
@@ -218,6 +251,10 @@ public final class ArrowColumnView extends ColumnVector {
 
   @Override
   public ColumnVector getChild(int ordinal) {
-    throw new UnsupportedOperationException("Sluice's columnar path carries no nested types yet");
+    if (layout != Layout.STRUCT) {
+      throw new UnsupportedOperationException("a column of " + dataType().catalogString()
+          + " has no children");
+    }
+    return fields[ordinal];
   }
 }

@@ -8,23 +8,23 @@ import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RangePart
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DataType, StringType}
+import org.apache.spark.sql.types.{DataType, StringType, StructType}
 
 /**
  * Decides whether a shuffle exchange takes Sluice's columnar path (SluiceColumnarExchangeExec)
- * and, when it does not, why: the reason is shown in the plan (SluiceShuffleInputExec) and
- * logged.
+ * and, when it does not, why: the reason is shown in the plan (SluiceShuffleInputExec) and logged.
  *
  * The columnar path applies when the exchange's child produces column batches (or selects columns
- * of a child that does), every column has a type the path carries, and Sluice computes the
- * partitioning natively as Spark would: hash partitioning on columns (Murmur3 of the key columns,
- * seed 42, pmod), range partitioning on columns (against Spark's own sampled bounds), both for
- * keys whose strings compare by their bytes, a single partition, and round-robin, with or
- * without Spark's sort before it (spark.sql.execution.sortBeforeRepartition: the native writer
- * ranks the task's rows by the hash of their UnsafeRow form, SortedRoundRobinWriter). Hash
- * and range keys that are expressions, or strings of another collation, are evaluated by Spark
- * into each row's partition id (SparkPartitionIds), as Spark's exchange does. The session setting
- * spark.sluice.columnar.enabled (default true) turns the path off.
+ * of a child that does), every column has a type the path carries (every flat type, and structs of
+ * them; not yet arrays or maps), and Sluice computes the partitioning natively as Spark would:
+ * hash partitioning on columns (Murmur3 of the key columns, seed 42, pmod), range partitioning on
+ * columns (against Spark's own sampled bounds), both for keys whose strings compare by their
+ * bytes, a single partition, and round-robin, with or without Spark's sort before it
+ * (spark.sql.execution.sortBeforeRepartition: the native writer ranks the task's rows by the hash
+ * of their UnsafeRow form, SortedRoundRobinWriter). Hash and range keys that are expressions, or
+ * strings of another collation, are evaluated by Spark into each row's partition id
+ * (SparkPartitionIds), as Spark's exchange does. The session setting spark.sluice.columnar.enabled
+ * (default true) turns the path off.
  */
 object ColumnarExchangePlanning {
   val Enabled = "spark.sluice.columnar.enabled"
@@ -100,11 +100,11 @@ object ColumnarExchangePlanning {
   /**
    * The column index of each key, if every key is a column Sluice hashes and orders as Spark
    * does (a string of a collation other than UTF8_BINARY is hashed and ordered by its collation
-   * key, which Sluice does not compute).
+   * key, which Sluice does not compute; a struct key is left to Spark too).
    */
   private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Option[Seq[Int]] = {
     val indices = keys.map {
-      case attribute: Attribute if hashesBytes(attribute.dataType) =>
+      case attribute: Attribute if keyedNatively(attribute.dataType) =>
         output.indexWhere(_.exprId == attribute.exprId)
       case _ => -1
     }
@@ -119,8 +119,9 @@ object ColumnarExchangePlanning {
     check(keys.forall(_.deterministic), "a partitioning key is nondeterministic")
       .map(_ => BatchPartitioning("given", Nil))
 
-  private def hashesBytes(dataType: DataType): Boolean = dataType match {
+  private def keyedNatively(dataType: DataType): Boolean = dataType match {
     case string: StringType => string.isUTF8BinaryCollation
+    case _: StructType => false
     case _ => true
   }
 }
