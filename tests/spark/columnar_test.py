@@ -371,6 +371,58 @@ def test_struct_columns_report_sparks_data_size(adaptive, structs):
     _assert_columnar(query(adaptive))
 
 
+@pytest.fixture(scope="module")
+def arrays(spark, local_dir):
+    """Arrays and maps of flat values, with null and empty arrays, null elements and values, an
+    array inside a struct, and arrays whose elements do not fill 8-byte words."""
+    path = os.path.join(local_dir, "columnar-arrays")
+    i = F.col("id")
+    (spark.range(0, 20_000, 1, 3).select(
+        i.alias("k"),
+        F.when(i % 9 == 0, None).otherwise(F.array(
+            (i % 5).cast("int"), F.when(i % 4 == 0, None).otherwise((i % 7).cast("int")))).alias("ai"),
+        F.when(i % 6 == 0, None).otherwise(
+            F.when(i % 10 == 1, F.array().cast("array<string>")).otherwise(F.array(
+                F.concat(F.lit("x"), i.cast("string")), F.lit(None).cast("string")))).alias("as"),
+        F.when(i % 8 == 0, None).otherwise(F.create_map(
+            F.concat(F.lit("k"), (i % 3).cast("string")), i,
+            F.lit("z"), F.when(i % 2 == 0, None).otherwise(i * 2))).alias("m"),
+        F.struct(F.array(i / 3.0, i / 5.0).alias("ad"),
+                 (i % 17).cast("decimal(10,2)").alias("dec")).alias("st"),
+        F.array((i - 5).cast("decimal(12,3)"), F.lit(None).cast("decimal(12,3)")).alias("adec"),
+        F.array(*[((i + n) % 300).cast("short") for n in range(3)]).alias("ash"),
+        F.array(F.lit(True), i % 2 == 0).alias("ab"))
+     .write.mode("overwrite").parquet(path))
+    return path
+
+
+def test_array_and_map_columns_travel_as_columns(spark, arrays):
+    """Arrays and maps of flat values take the columnar path: every row where Spark's shuffle
+    puts it, hashed by a flat column, by an array (Spark computes those ids) and round-robin."""
+    queries = {
+        "hash": lambda s: s.read.parquet(arrays).repartition(7, "k"),
+        "array key": lambda s: s.read.parquet(arrays).repartition(5, "ai"),
+        "round-robin": lambda s: s.read.parquet(arrays).repartition(6),
+    }
+    for name, build in queries.items():
+        def query(s, build=build):
+            return build(s).withColumn("p", F.spark_partition_id())
+        _assert_columnar(query(spark))
+        assert len(assert_same_as_spark(spark, query)) == 20_000, name
+
+
+def test_array_and_map_columns_report_sparks_data_size(adaptive, arrays):
+    """The exchange's data size counts arrays and maps as Spark's row writer does
+    (UnsafeArrayData: a header, elements at their natural width, strings padded to 8; a map is
+    its key array's size and two arrays); AQE's statistics equal those under Spark's shuffle."""
+    def query(s):
+        return s.read.parquet(arrays).repartition(7, "k")
+    (sluice_rows, sluice), (spark_rows, spark_shuffle) = run_both(adaptive, query)
+    assert sluice_rows == spark_rows
+    assert sluice[2] == spark_shuffle[2], (sluice, spark_shuffle)
+    _assert_columnar(query(adaptive))
+
+
 def test_spills_within_the_task_memory(spark, parquet):
     """conftest caps what a map task holds at 4 MiB: a task of 240,000 rows spills."""
     def query(s):
@@ -384,9 +436,10 @@ def test_spills_within_the_task_memory(spark, parquet):
 def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, local_dir):
     nested = os.path.join(local_dir, "columnar-nested")
     spark.range(0, 100, 1, 2).select(
-        "id", F.array(F.col("id"), F.lit(1)).alias("a")).write.mode("overwrite").parquet(nested)
+        "id", F.array(F.array(F.col("id"), F.lit(1))).alias("a")).write.mode("overwrite").parquet(nested)
     cases = {
-        "does not carry array<bigint>": lambda s: s.read.parquet(nested).repartition(3, "id"),
+        "does not carry array<array<bigint>>":
+            lambda s: s.read.parquet(nested).repartition(3, "id"),
         "produces rows": lambda s: _collectable(
             s.read.parquet(parquet).filter(F.col("k") > 5).repartition(4, "k")),
     }

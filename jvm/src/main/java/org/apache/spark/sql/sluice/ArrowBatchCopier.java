@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.util.Arrays;
 
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
@@ -17,6 +18,7 @@ import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
@@ -44,8 +46,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * (sluice/row/spark_type.h), the ones {@link ArrowColumnView} reads back.
  *
  * A struct column is copied as its validity and its fields' arrays, read from the vector's
- * children (ColumnVector.getChild). Arrays and maps are not carried yet (the planner keeps them
- * on the row path).
+ * children (ColumnVector.getChild). Arrays and maps of flat values (see arrayElementWidth) are
+ * copied as their offsets and their elements, viewed as one column (ElementsVector) and copied
+ * by the element type's copier. Arrays of other types are not carried yet (the planner keeps
+ * them on the row path).
  *
  * Values are read through ColumnVector's getters, so any vector works (Parquet's and ORC's
  * on-heap and off-heap vectors, the columnar cache, constant partition columns, Arrow-backed
@@ -122,6 +126,35 @@ public final class ArrowBatchCopier {
     return nodes;
   }
 
+  /**
+   * The bytes an element of `type` takes in the fixed part of Spark's UnsafeArrayData (its
+   * natural width; 8 for a decimal of up to 18 digits and for the offset and size of a string
+   * or binary, whose bytes follow, padded to 8), or -1 for the element types the columnar path
+   * does not carry in arrays yet.
+   */
+  public static int arrayElementWidth(DataType type) {
+    if (type instanceof BooleanType || type instanceof ByteType) return 1;
+    if (type instanceof ShortType) return 2;
+    if (type instanceof IntegerType || type instanceof DateType || type instanceof FloatType) {
+      return 4;
+    }
+    if (type instanceof LongType || type instanceof DoubleType || type instanceof TimestampType
+        || type instanceof TimestampNTZType || type instanceof StringType
+        || type instanceof BinaryType) {
+      return 8;
+    }
+    if (type instanceof DecimalType
+        && ((DecimalType) type).precision() <= Decimal.MAX_LONG_DIGITS()) {
+      return 8;
+    }
+    return -1;
+  }
+
+  /** The bytes of an UnsafeArrayData of `length` elements of `width` bytes, values apart. */
+  static long arrayFixedBytes(int length, int width) {
+    return 8L + 8L * ((length + 63) / 64) + ((long) width * length + 7) / 8 * 8;
+  }
+
   /** One column's copy. measure() and fill() take the buffer slots from `at` on. */
   private abstract static class ColumnCopier {
     /** Buffers of the column in the C Data Interface (the validity bitmap included). */
@@ -172,6 +205,13 @@ public final class ArrowBatchCopier {
       if (type instanceof StringType || type instanceof BinaryType) return new BytesCopier();
       if (type instanceof CalendarIntervalType) return new IntervalCopier();
       if (type instanceof StructType) return new StructCopier((StructType) type);
+      if (type instanceof ArrayType && arrayElementWidth(((ArrayType) type).elementType()) > 0) {
+        return new ListCopier((ArrayType) type);
+      }
+      if (type instanceof MapType && arrayElementWidth(((MapType) type).keyType()) > 0
+          && arrayElementWidth(((MapType) type).valueType()) > 0) {
+        return new MapCopier((MapType) type);
+      }
       throw new UnsupportedOperationException(
           "the columnar path does not carry " + type.catalogString() + " yet");
     }
@@ -581,6 +621,204 @@ public final class ArrowBatchCopier {
         next += fields[k].bufferCount();
         node += fields[k].nodeCount();
       }
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  /**
+   * The elements of a batch's arrays (or a map's keys or values), array after array, viewed as
+   * one column: gather() lists where each array's elements lie and writes the offsets.
+   */
+  private static final class Elements {
+    final ElementsVector vector;
+    private final ElementsVector.Slice slice = new ElementsVector.Slice();
+    /** Arrow's offsets of the last gather(): rows + 1 entries. */
+    int[] offsets = new int[1];
+    /** Elements, and arrays that are not null, of the last gather(). */
+    int total;
+    int arrays;
+
+    Elements(DataType type) {
+      vector = new ElementsVector(type);
+    }
+
+    /**
+     * Lists the elements of the non-null arrays of `column` (part: -1 for an array column, 0
+     * or 1 for a map's keys or values); returns the bytes the arrays take as UnsafeArrayData
+     * beyond their values' variable parts.
+     */
+    long gather(ColumnVector column, int rows, int part, int width) {
+      if (offsets.length < rows + 1) offsets = new int[Math.max(rows + 1, 2 * offsets.length)];
+      ColumnVector values = null;
+      long arrayBytes = 0;
+      int count = 0;
+      int nonNull = 0;
+      for (int i = 0; i < rows; i++) {
+        offsets[i] = count;
+        if (column.isNullAt(i)) continue;
+        nonNull++;
+        locate(column, i, part);
+        if (slice.length > 0) {
+          if (values == null) {
+            values = slice.values;
+          } else if (values != slice.values) {
+            throw new IllegalStateException(
+                "Sluice: the arrays of one batch lie in different element vectors");
+          }
+        }
+        final int[] indices = vector.indices(count + slice.length);
+        for (int e = 0; e < slice.length; e++) indices[count + e] = slice.offset + e;
+        count += slice.length;
+        arrayBytes += arrayFixedBytes(slice.length, width);
+      }
+      offsets[rows] = count;
+      total = count;
+      arrays = nonNull;
+      vector.reset(values, count);
+      return arrayBytes;
+    }
+
+    /** The bytes array `row` of `column` takes as UnsafeArrayData, its values' included. */
+    long rowBytes(ColumnVector column, int row, int part, int width, ColumnCopier element) {
+      locate(column, row, part);
+      final ColumnVector values = slice.values;
+      final int offset = slice.offset;
+      final int length = slice.length;
+      long bytes = arrayFixedBytes(length, width);
+      for (int e = 0; e < length; e++) bytes += element.rowVarBytes(values, offset + e);
+      return bytes;
+    }
+
+    void writeOffsets(int rows, long address) {
+      for (int i = 0; i <= rows; i++) Platform.putInt(null, address + 4L * i, offsets[i]);
+    }
+
+    private void locate(ColumnVector column, int row, int part) {
+      if (part < 0) {
+        ElementsVector.locate(column, row, slice);
+      } else {
+        ElementsVector.locateMap(column, row, part, slice);
+      }
+    }
+  }
+
+  /** Arrays of flat values: a validity bitmap, int32 offsets, the elements' arrays. */
+  private static final class ListCopier extends ColumnCopier {
+    private final ColumnCopier element;
+    private final int width;
+    private final Elements elements;
+    private final long[] descendantNodes;
+
+    ListCopier(ArrayType type) {
+      element = ColumnCopier.of(type.elementType());
+      width = arrayElementWidth(type.elementType());
+      elements = new Elements(type.elementType());
+      descendantNodes = new long[2 * element.nodeCount()];
+    }
+
+    @Override int bufferCount() { return 2 + element.bufferCount(); }
+
+    @Override int nodeCount() { return 1 + element.nodeCount(); }
+
+    @Override
+    void copyDescendantNodes(long[] nodes, int at) {
+      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
+    }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      final long arrayBytes = elements.gather(vector, rows, -1, width);
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 4L * (rows + 1);
+      return arrayBytes + element.measure(elements.vector, elements.total, sizes, at + 2);
+    }
+
+    @Override
+    long rowVarBytes(ColumnVector vector, int i) {
+      return vector.isNullAt(i) ? 0L : elements.rowBytes(vector, i, -1, width, element);
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
+      elements.writeOffsets(rows, addresses[at + 1]);
+      descendantNodes[0] = elements.total;
+      descendantNodes[1] =
+          element.fill(elements.vector, elements.total, addresses, reserved, at + 2);
+      element.copyDescendantNodes(descendantNodes, 2);
+      return fillValidity(vector, rows, addresses[at]);
+    }
+  }
+
+  /**
+   * Maps of flat keys and values: a validity bitmap, int32 offsets, and the entries struct (no
+   * validity) of the keys' and the values' arrays. In an UnsafeRow a map is the key array's
+   * size, then the keys and the values as UnsafeArrayData.
+   */
+  private static final class MapCopier extends ColumnCopier {
+    private final ColumnCopier key;
+    private final ColumnCopier value;
+    private final int keyWidth;
+    private final int valueWidth;
+    private final Elements keys;
+    private final Elements values;
+    private final long[] descendantNodes;
+
+    MapCopier(MapType type) {
+      key = ColumnCopier.of(type.keyType());
+      value = ColumnCopier.of(type.valueType());
+      keyWidth = arrayElementWidth(type.keyType());
+      valueWidth = arrayElementWidth(type.valueType());
+      keys = new Elements(type.keyType());
+      values = new Elements(type.valueType());
+      descendantNodes = new long[2 * (1 + key.nodeCount() + value.nodeCount())];
+    }
+
+    @Override int bufferCount() { return 3 + key.bufferCount() + value.bufferCount(); }
+
+    @Override int nodeCount() { return 2 + key.nodeCount() + value.nodeCount(); }
+
+    @Override
+    void copyDescendantNodes(long[] nodes, int at) {
+      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
+    }
+
+    @Override
+    long measure(ColumnVector vector, int rows, long[] sizes, int at) {
+      long bytes = keys.gather(vector, rows, 0, keyWidth) + values.gather(vector, rows, 1, valueWidth);
+      if (keys.total != values.total) {
+        throw new IllegalStateException("Sluice: a batch's maps hold " + keys.total + " keys and "
+            + values.total + " values");
+      }
+      bytes += 8L * keys.arrays;  // each map's key array size
+      sizes[at] = validityBytes(vector, rows);
+      sizes[at + 1] = 4L * (rows + 1);
+      sizes[at + 2] = 0;  // the entries struct has no nulls
+      bytes += key.measure(keys.vector, keys.total, sizes, at + 3);
+      return bytes + value.measure(values.vector, values.total, sizes, at + 3 + key.bufferCount());
+    }
+
+    @Override
+    long rowVarBytes(ColumnVector vector, int i) {
+      if (vector.isNullAt(i)) return 0L;
+      return 8L + keys.rowBytes(vector, i, 0, keyWidth, key)
+          + values.rowBytes(vector, i, 1, valueWidth, value);
+    }
+
+    @Override
+    int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
+      keys.writeOffsets(rows, addresses[at + 1]);
+      descendantNodes[0] = keys.total;  // the entries
+      descendantNodes[1] = 0;
+      int node = 1;
+      descendantNodes[2 * node] = keys.total;
+      descendantNodes[2 * node + 1] =
+          key.fill(keys.vector, keys.total, addresses, reserved, at + 3);
+      key.copyDescendantNodes(descendantNodes, 2 * node + 2);
+      node += key.nodeCount();
+      descendantNodes[2 * node] = values.total;
+      descendantNodes[2 * node + 1] = value.fill(values.vector, values.total, addresses, reserved,
+          at + 3 + key.bufferCount());
+      value.copyDescendantNodes(descendantNodes, 2 * node + 2);
       return fillValidity(vector, rows, addresses[at]);
     }
   }

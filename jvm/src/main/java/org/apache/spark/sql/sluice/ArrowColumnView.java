@@ -3,6 +3,7 @@ package org.apache.spark.sql.sluice;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 
+import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
@@ -16,6 +17,7 @@ import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
@@ -42,8 +44,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * type of each Spark type is Sluice's (sluice/row/spark_type.h): dates are date32, timestamps
  * microseconds in int64, decimals decimal128, strings and binaries 32-bit offsets and bytes,
  * CalendarIntervalType month_day_nano, structs a validity bitmap and a child array per field
- * (viewed by getChild; Spark's getStruct reads them). Arrays and maps are not carried by the
- * columnar path yet; the planner keeps them on the row path.
+ * (viewed by getChild; Spark's getStruct reads them), arrays and maps of flat values int32
+ * offsets over their elements (or their entries' keys and values), read through ColumnarArray
+ * and ColumnarMap. Arrays of other types are not carried by the columnar path yet; the planner
+ * keeps them on the row path.
  */
 public final class ArrowColumnView extends ColumnVector {
   // struct ArrowArray: int64 length, null_count, offset, n_buffers, n_children;
@@ -57,7 +61,7 @@ public final class ArrowColumnView extends ColumnVector {
   private static final long CHILDREN = 48;
 
   /** How the values are laid out, chosen once from the Spark type. */
-  private enum Layout { NULL, BITS, FIXED, DECIMAL, BYTES, INTERVAL, STRUCT }
+  private enum Layout { NULL, BITS, FIXED, DECIMAL, BYTES, INTERVAL, STRUCT, LIST, MAP }
 
   private final Layout layout;
   private final int numNulls;
@@ -65,7 +69,7 @@ public final class ArrowColumnView extends ColumnVector {
   private final long values;
   private final long data;
   private final long offset;
-  /** A struct's fields; empty for other types. */
+  /** A struct's fields, a list's elements, or a map's keys and values; empty for other types. */
   private final ArrowColumnView[] fields;
 
   /** Views the ArrowArray at `array` as a column of `type`. */
@@ -80,7 +84,7 @@ public final class ArrowColumnView extends ColumnVector {
     final long bufferCount = Platform.getLong(null, array + BUFFER_COUNT);
     final long buffers = Platform.getLong(null, array + BUFFERS);
     final long expected = layout == Layout.NULL ? 0
-        : layout == Layout.STRUCT ? 1 : layout == Layout.BYTES ? 3 : 2;
+        : layout == Layout.STRUCT ? 1 : layout == Layout.BYTES ? 3 : 2;  // LIST, MAP: offsets
     if (bufferCount != expected) {
       throw new IllegalStateException("Sluice: an Arrow array of " + bufferCount
           + " buffers cannot be a column of " + type.catalogString());
@@ -104,9 +108,34 @@ public final class ArrowColumnView extends ColumnVector {
         fields[k] = new ArrowColumnView(structFields[k].dataType(),
             Platform.getLong(null, children + 8L * k), offset);
       }
+    } else if (layout == Layout.LIST) {
+      final long element = onlyChild(array, type);
+      fields = new ArrowColumnView[] {
+          new ArrowColumnView(((ArrayType) type).elementType(), element, 0L)};
+    } else if (layout == Layout.MAP) {
+      final MapType map = (MapType) type;
+      final long entries = onlyChild(array, type);
+      final long entriesOffset = Platform.getLong(null, entries + OFFSET);
+      final long entryChildren = Platform.getLong(null, entries + CHILDREN);
+      if (Platform.getLong(null, entries + CHILD_COUNT) != 2) {
+        throw new IllegalStateException(
+            "Sluice: a map's entries must have a key and a value, in " + type.catalogString());
+      }
+      fields = new ArrowColumnView[] {
+          new ArrowColumnView(map.keyType(), Platform.getLong(null, entryChildren), entriesOffset),
+          new ArrowColumnView(map.valueType(), Platform.getLong(null, entryChildren + 8),
+              entriesOffset)};
     } else {
       fields = new ArrowColumnView[0];
     }
+  }
+
+  private static long onlyChild(long array, DataType type) {
+    if (Platform.getLong(null, array + CHILD_COUNT) != 1) {
+      throw new IllegalStateException(
+          "Sluice: an Arrow list or map must have one child, for " + type.catalogString());
+    }
+    return Platform.getLong(null, Platform.getLong(null, array + CHILDREN));
   }
 
   /** Whether the columnar path carries columns of `type`. */
@@ -135,6 +164,15 @@ public final class ArrowColumnView extends ColumnVector {
     if (type instanceof StructType) {
       for (StructField field : ((StructType) type).fields()) layoutOf(field.dataType());
       return Layout.STRUCT;
+    }
+    if (type instanceof ArrayType
+        && ArrowBatchCopier.arrayElementWidth(((ArrayType) type).elementType()) > 0) {
+      return Layout.LIST;
+    }
+    if (type instanceof MapType
+        && ArrowBatchCopier.arrayElementWidth(((MapType) type).keyType()) > 0
+        && ArrowBatchCopier.arrayElementWidth(((MapType) type).valueType()) > 0) {
+      return Layout.MAP;
     }
     throw new UnsupportedOperationException(
         "the columnar path does not carry " + type.catalogString() + " yet");
@@ -241,17 +279,23 @@ public final class ArrowColumnView extends ColumnVector {
 
   @Override
   public ColumnarArray getArray(int rowId) {
-    throw new UnsupportedOperationException("Sluice's columnar path carries no arrays yet");
+    if (isNullAt(rowId)) return null;
+    final long at = values + 4L * (offset + rowId);
+    final int start = Platform.getInt(null, at);
+    return new ColumnarArray(fields[0], start, Platform.getInt(null, at + 4) - start);
   }
 
   @Override
   public ColumnarMap getMap(int rowId) {
-    throw new UnsupportedOperationException("Sluice's columnar path carries no maps yet");
+    if (isNullAt(rowId)) return null;
+    final long at = values + 4L * (offset + rowId);
+    final int start = Platform.getInt(null, at);
+    return new ColumnarMap(fields[0], fields[1], start, Platform.getInt(null, at + 4) - start);
   }
 
   @Override
   public ColumnVector getChild(int ordinal) {
-    if (layout != Layout.STRUCT) {
+    if (layout != Layout.STRUCT) {  // a list's and a map's children are read through them
       throw new UnsupportedOperationException("a column of " + dataType().catalogString()
           + " has no children");
     }

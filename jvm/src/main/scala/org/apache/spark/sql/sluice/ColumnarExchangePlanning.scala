@@ -8,15 +8,15 @@ import org.apache.spark.sql.catalyst.plans.physical.{HashPartitioning, RangePart
 import org.apache.spark.sql.execution.{ProjectExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{DataType, StringType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType}
 
 /**
  * Decides whether a shuffle exchange takes Sluice's columnar path (SluiceColumnarExchangeExec)
  * and, when it does not, why: the reason is shown in the plan (SluiceShuffleInputExec) and logged.
  *
  * The columnar path applies when the exchange's child produces column batches (or selects columns
- * of a child that does), every column has a type the path carries (every flat type, and structs of
- * them; not yet arrays or maps), and Sluice computes the partitioning natively as Spark would:
+ * of a child that does), every column has a type the path carries (every flat type, structs of them,
+ * and arrays and maps of flat values), and Sluice computes the partitioning natively as Spark would:
  * hash partitioning on columns (Murmur3 of the key columns, seed 42, pmod), range partitioning on
  * columns (against Spark's own sampled bounds), both for keys whose strings compare by their
  * bytes, a single partition, and round-robin, with or without Spark's sort before it
@@ -100,7 +100,7 @@ object ColumnarExchangePlanning {
   /**
    * The column index of each key, if every key is a column Sluice hashes and orders as Spark
    * does (a string of a collation other than UTF8_BINARY is hashed and ordered by its collation
-   * key, which Sluice does not compute; a struct key is left to Spark too).
+   * key, which Sluice does not compute; nested keys are left to Spark too).
    */
   private def keyColumns(keys: Seq[Expression], output: Seq[Attribute]): Option[Seq[Int]] = {
     val indices = keys.map {
@@ -121,7 +121,7 @@ object ColumnarExchangePlanning {
 
   private def keyedNatively(dataType: DataType): Boolean = dataType match {
     case string: StringType => string.isUTF8BinaryCollation
-    case _: StructType => false
+    case _: StructType | _: ArrayType | _: MapType => false
     case _ => true
   }
 }
