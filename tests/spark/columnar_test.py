@@ -373,8 +373,9 @@ def test_struct_columns_report_sparks_data_size(adaptive, structs):
 
 @pytest.fixture(scope="module")
 def arrays(spark, local_dir):
-    """Arrays and maps of flat values, with null and empty arrays, null elements and values, an
-    array inside a struct, and arrays whose elements do not fill 8-byte words."""
+    """Arrays and maps, with null and empty arrays, null elements and values, an array inside a
+    struct, arrays whose elements do not fill 8-byte words, arrays of structs (a wide decimal
+    inside) and of arrays, and a map of arrays."""
     path = os.path.join(local_dir, "columnar-arrays")
     i = F.col("id")
     (spark.range(0, 20_000, 1, 3).select(
@@ -391,14 +392,23 @@ def arrays(spark, local_dir):
                  (i % 17).cast("decimal(10,2)").alias("dec")).alias("st"),
         F.array((i - 5).cast("decimal(12,3)"), F.lit(None).cast("decimal(12,3)")).alias("adec"),
         F.array(*[((i + n) % 300).cast("short") for n in range(3)]).alias("ash"),
-        F.array(F.lit(True), i % 2 == 0).alias("ab"))
+        F.array(F.lit(True), i % 2 == 0).alias("ab"),
+        F.when(i % 11 == 0, None).otherwise(F.array(
+            F.struct((i % 3).cast("int").alias("x"), F.concat(F.lit("e"), i.cast("string"))
+                     .alias("y"), (i * 7).cast("decimal(25,4)").alias("w")),
+            F.lit(None).cast("struct<x:int,y:string,w:decimal(25,4)>"))).alias("astruct"),
+        F.array(F.array(i.cast("int")), F.when(i % 4 == 0, None).otherwise(
+            F.array((i + 1).cast("int"), F.lit(None).cast("int"))), F.array().cast("array<int>"))
+         .alias("aa"),
+        F.create_map(F.lit("a"), F.array(i, i + 1), F.lit("b"), F.lit(None).cast("array<bigint>"))
+         .alias("mapped"))
      .write.mode("overwrite").parquet(path))
     return path
 
 
 def test_array_and_map_columns_travel_as_columns(spark, arrays):
-    """Arrays and maps of flat values take the columnar path: every row where Spark's shuffle
-    puts it, hashed by a flat column, by an array (Spark computes those ids) and round-robin."""
+    """Arrays and maps take the columnar path: every row where Spark's shuffle puts it, hashed by
+    a flat column, by an array (Spark computes those ids) and round-robin."""
     queries = {
         "hash": lambda s: s.read.parquet(arrays).repartition(7, "k"),
         "array key": lambda s: s.read.parquet(arrays).repartition(5, "ai"),
@@ -436,9 +446,9 @@ def test_spills_within_the_task_memory(spark, parquet):
 def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, local_dir):
     nested = os.path.join(local_dir, "columnar-nested")
     spark.range(0, 100, 1, 2).select(
-        "id", F.array(F.array(F.col("id"), F.lit(1))).alias("a")).write.mode("overwrite").parquet(nested)
+        "id", F.array(F.col("id").cast("decimal(30,0)")).alias("a")).write.mode("overwrite").parquet(nested)
     cases = {
-        "does not carry array<array<bigint>>":
+        "does not carry array<decimal(30,0)>":
             lambda s: s.read.parquet(nested).repartition(3, "id"),
         "produces rows": lambda s: _collectable(
             s.read.parquet(parquet).filter(F.col("k") > 5).repartition(4, "k")),

@@ -46,10 +46,10 @@ import org.apache.spark.unsafe.types.UTF8String;
  * (sluice/row/spark_type.h), the ones {@link ArrowColumnView} reads back.
  *
  * A struct column is copied as its validity and its fields' arrays, read from the vector's
- * children (ColumnVector.getChild). Arrays and maps of flat values (see arrayElementWidth) are
- * copied as their offsets and their elements, viewed as one column (ElementsVector) and copied
- * by the element type's copier. Arrays of other types are not carried yet (the planner keeps
- * them on the row path).
+ * children (ColumnVector.getChild). Arrays and maps (of the element types arrayElementWidth
+ * names) are copied as their offsets and their elements, viewed as one column (ElementsVector)
+ * and copied by the element type's copier, nested ones included. Arrays of other element types
+ * are not carried yet (the planner keeps them on the row path).
  *
  * Values are read through ColumnVector's getters, so any vector works (Parquet's and ORC's
  * on-heap and off-heap vectors, the columnar cache, constant partition columns, Arrow-backed
@@ -128,24 +128,30 @@ public final class ArrowBatchCopier {
 
   /**
    * The bytes an element of `type` takes in the fixed part of Spark's UnsafeArrayData (its
-   * natural width; 8 for a decimal of up to 18 digits and for the offset and size of a string
-   * or binary, whose bytes follow, padded to 8), or -1 for the element types the columnar path
-   * does not carry in arrays yet.
+   * natural width; 8 for a decimal of up to 18 digits, and for the offset and size of a value
+   * whose bytes follow: a string or binary padded to 8, an interval, a struct as a nested
+   * UnsafeRow, an array or a map), or -1 for the element types the columnar path does not carry
+   * in arrays yet (a decimal of more than 18 digits, which an array keeps in its minimal bytes
+   * where a row reserves 16; the null type).
    */
   public static int arrayElementWidth(DataType type) {
     if (type instanceof BooleanType || type instanceof ByteType) return 1;
     if (type instanceof ShortType) return 2;
-    if (type instanceof IntegerType || type instanceof DateType || type instanceof FloatType) {
+    if (type instanceof IntegerType || type instanceof DateType || type instanceof FloatType
+        || type instanceof YearMonthIntervalType) {
       return 4;
     }
     if (type instanceof LongType || type instanceof DoubleType || type instanceof TimestampType
-        || type instanceof TimestampNTZType || type instanceof StringType
-        || type instanceof BinaryType) {
+        || type instanceof TimestampNTZType || type instanceof DayTimeIntervalType
+        || type instanceof TimeType || type instanceof StringType || type instanceof BinaryType
+        || type instanceof CalendarIntervalType) {
       return 8;
     }
-    if (type instanceof DecimalType
-        && ((DecimalType) type).precision() <= Decimal.MAX_LONG_DIGITS()) {
-      return 8;
+    if (type instanceof DecimalType) {
+      return ((DecimalType) type).precision() <= Decimal.MAX_LONG_DIGITS() ? 8 : -1;
+    }
+    if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
+      return ArrowColumnView.supports(type) ? 8 : -1;
     }
     return -1;
   }

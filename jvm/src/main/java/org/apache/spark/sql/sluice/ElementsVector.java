@@ -7,9 +7,11 @@ import java.util.Arrays;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarArray;
 import org.apache.spark.sql.vectorized.ColumnarMap;
+import org.apache.spark.unsafe.types.CalendarInterval;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -48,9 +50,15 @@ final class ElementsVector extends ColumnVector {
   private int[] indices = new int[0];
   private int count;
   private int nulls;
+  /** A struct's fields, viewed at the same indices; made on demand, refreshed by reset(). */
+  private final ElementsVector[] fields;
+  private final boolean[] fieldsCurrent;
 
   ElementsVector(DataType type) {
     super(type);
+    final int fieldCount = type instanceof StructType ? ((StructType) type).fields().length : 0;
+    fields = new ElementsVector[fieldCount];
+    fieldsCurrent = new boolean[fieldCount];
   }
 
   /** Finds the elements of array `row` of `vector` (an array column). */
@@ -109,6 +117,7 @@ final class ElementsVector extends ColumnVector {
       }
     }
     nulls = found;
+    Arrays.fill(fieldsCurrent, false);
   }
 
   @Override public void close() {}
@@ -147,7 +156,22 @@ final class ElementsVector extends ColumnVector {
   @Override public ColumnarMap getMap(int j) { return values.getMap(indices[j]); }
 
   @Override
+  public CalendarInterval getInterval(int j) {
+    return values.getInterval(indices[j]);
+  }
+
+  /** A struct element's field `ordinal`, at the same indices. */
+  @Override
   public ColumnVector getChild(int ordinal) {
-    throw new UnsupportedOperationException("the columnar path carries arrays of flat values only");
+    if (!fieldsCurrent[ordinal]) {
+      if (fields[ordinal] == null) {
+        fields[ordinal] =
+            new ElementsVector(((StructType) dataType()).fields()[ordinal].dataType());
+      }
+      fields[ordinal].indices = indices;
+      fields[ordinal].reset(values == null ? null : values.getChild(ordinal), count);
+      fieldsCurrent[ordinal] = true;
+    }
+    return fields[ordinal];
   }
 }
