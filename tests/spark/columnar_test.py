@@ -334,7 +334,8 @@ def structs(spark, local_dir):
          .otherwise(F.concat(F.lit("v"), F.col("id").cast("string"))).alias("s"),
         F.when(F.col("id") % 3 == 0, None).otherwise(inner).alias("inner"))
     (spark.range(0, 20_000, 1, 3)
-     .select(F.col("id").alias("k"), F.when(F.col("id") % 7 == 0, None).otherwise(outer).alias("st"),
+     .select(F.col("id").alias("k"),
+             F.when(F.col("id") % 7 == 0, None).otherwise(outer).alias("st"),
              (F.col("id") % 100).cast("string").alias("tag"))
      .write.mode("overwrite").parquet(path))
     return path
@@ -381,7 +382,8 @@ def arrays(spark, local_dir):
     (spark.range(0, 20_000, 1, 3).select(
         i.alias("k"),
         F.when(i % 9 == 0, None).otherwise(F.array(
-            (i % 5).cast("int"), F.when(i % 4 == 0, None).otherwise((i % 7).cast("int")))).alias("ai"),
+            (i % 5).cast("int"), F.when(i % 4 == 0, None).otherwise((i % 7).cast("int"))))
+         .alias("ai"),
         F.when(i % 6 == 0, None).otherwise(
             F.when(i % 10 == 1, F.array().cast("array<string>")).otherwise(F.array(
                 F.concat(F.lit("x"), i.cast("string")), F.lit(None).cast("string")))).alias("as"),
@@ -455,7 +457,8 @@ def test_spills_within_the_task_memory(spark, parquet):
 def test_the_plan_says_why_the_row_path_carries_an_exchange(spark, parquet, local_dir):
     nested = os.path.join(local_dir, "columnar-nested")
     spark.range(0, 100, 1, 2).select(
-        "id", F.array(F.col("id").cast("decimal(30,0)")).alias("a")).write.mode("overwrite").parquet(nested)
+        "id", F.array(F.col("id").cast("decimal(30,0)")).alias("a")) \
+        .write.mode("overwrite").parquet(nested)
     cases = {
         "does not carry array<decimal(30,0)>":
             lambda s: s.read.parquet(nested).repartition(3, "id"),

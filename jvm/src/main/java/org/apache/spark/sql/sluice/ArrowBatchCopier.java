@@ -790,7 +790,8 @@ public final class ArrowBatchCopier {
 
     @Override
     long measure(ColumnVector vector, int rows, long[] sizes, int at) {
-      long bytes = keys.gather(vector, rows, 0, keyWidth) + values.gather(vector, rows, 1, valueWidth);
+      long bytes = keys.gather(vector, rows, 0, keyWidth);
+      bytes += values.gather(vector, rows, 1, valueWidth);
       if (keys.total != values.total) {
         throw new IllegalStateException("Sluice: a batch's maps hold " + keys.total + " keys and "
             + values.total + " values");
