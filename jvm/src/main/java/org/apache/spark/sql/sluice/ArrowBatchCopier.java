@@ -130,9 +130,8 @@ public final class ArrowBatchCopier {
    * The bytes an element of `type` takes in the fixed part of Spark's UnsafeArrayData (its
    * natural width; 8 for a decimal of up to 18 digits, and for the offset and size of a value
    * whose bytes follow: a string or binary padded to 8, an interval, a struct as a nested
-   * UnsafeRow, an array or a map), or -1 for the element types the columnar path does not carry
-   * in arrays yet (a decimal of more than 18 digits, which an array keeps in its minimal bytes
-   * where a row reserves 16; the null type).
+   * UnsafeRow, an array or a map; a decimal of more than 18 digits, kept in its minimal bytes),
+   * or -1 for the element types the columnar path does not carry in arrays yet (the null type).
    */
   public static int arrayElementWidth(DataType type) {
     if (type instanceof BooleanType || type instanceof ByteType) return 1;
@@ -147,9 +146,7 @@ public final class ArrowBatchCopier {
         || type instanceof CalendarIntervalType) {
       return 8;
     }
-    if (type instanceof DecimalType) {
-      return ((DecimalType) type).precision() <= Decimal.MAX_LONG_DIGITS() ? 8 : -1;
-    }
+    if (type instanceof DecimalType) return 8;
     if (type instanceof StructType || type instanceof ArrayType || type instanceof MapType) {
       return ArrowColumnView.supports(type) ? 8 : -1;
     }
@@ -180,6 +177,19 @@ public final class ArrowBatchCopier {
      */
     long rowVarBytes(ColumnVector vector, int i) {
       return 0;
+    }
+
+    /**
+     * Like measure(), but returns what the values take as the elements of UnsafeArrayData beyond
+     * their 8-byte slots, which differs from a row's for wide decimals.
+     */
+    long measureInArray(ColumnVector vector, int rows, long[] sizes, int at) {
+      return measure(vector, rows, sizes, at);
+    }
+
+    /** Like rowVarBytes(), for value `i` as an element of an UnsafeArrayData. */
+    long arrayElementVarBytes(ColumnVector vector, int i) {
+      return rowVarBytes(vector, i);
     }
 
     /** Sizes the buffers; returns the bytes the values take in UnsafeRows beyond 8 per field. */
@@ -376,6 +386,29 @@ public final class ArrowBatchCopier {
     @Override
     long rowVarBytes(ColumnVector vector, int i) {
       return precision > Decimal.MAX_LONG_DIGITS() ? 16L : 0L;
+    }
+
+    @Override
+    long measureInArray(ColumnVector vector, int rows, long[] sizes, int at) {
+      measure(vector, rows, sizes, at);  // the buffers' sizes; an array's bytes differ from a row's
+      long bytes = 0;
+      if (precision > Decimal.MAX_LONG_DIGITS()) {
+        for (int i = 0; i < rows; i++) bytes += arrayElementVarBytes(vector, i);
+      }
+      return bytes;
+    }
+
+    /**
+     * An array keeps a decimal of over 18 digits in its minimal big-endian bytes (BigInteger's),
+     * padded to 8, and nothing for a null one (Spark's UnsafeArrayWriter).
+     */
+    @Override
+    long arrayElementVarBytes(ColumnVector vector, int i) {
+      if (precision <= Decimal.MAX_LONG_DIGITS() || vector.isNullAt(i)) return 0L;
+      final int length =
+          vector.getDecimal(i, precision, scale).toJavaBigDecimal().unscaledValue().toByteArray()
+              .length;
+      return (length + 7) & ~7L;
     }
 
     @Override
@@ -691,7 +724,7 @@ public final class ArrowBatchCopier {
       final int offset = slice.offset;
       final int length = slice.length;
       long bytes = arrayFixedBytes(length, width);
-      for (int e = 0; e < length; e++) bytes += element.rowVarBytes(values, offset + e);
+      for (int e = 0; e < length; e++) bytes += element.arrayElementVarBytes(values, offset + e);
       return bytes;
     }
 
@@ -736,7 +769,7 @@ public final class ArrowBatchCopier {
       final long arrayBytes = elements.gather(vector, rows, -1, width);
       sizes[at] = validityBytes(vector, rows);
       sizes[at + 1] = 4L * (rows + 1);
-      return arrayBytes + element.measure(elements.vector, elements.total, sizes, at + 2);
+      return arrayBytes + element.measureInArray(elements.vector, elements.total, sizes, at + 2);
     }
 
     @Override
@@ -800,8 +833,9 @@ public final class ArrowBatchCopier {
       sizes[at] = validityBytes(vector, rows);
       sizes[at + 1] = 4L * (rows + 1);
       sizes[at + 2] = 0;  // the entries struct has no nulls
-      bytes += key.measure(keys.vector, keys.total, sizes, at + 3);
-      return bytes + value.measure(values.vector, values.total, sizes, at + 3 + key.bufferCount());
+      bytes += key.measureInArray(keys.vector, keys.total, sizes, at + 3);
+      return bytes
+          + value.measureInArray(values.vector, values.total, sizes, at + 3 + key.bufferCount());
     }
 
     @Override

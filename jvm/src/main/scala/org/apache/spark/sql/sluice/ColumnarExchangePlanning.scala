@@ -16,8 +16,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, Str
  *
  * The columnar path applies when the exchange's child produces column batches (or selects columns
  * of a child that does), every column has a type the path carries (every flat type, and structs,
- * arrays and maps of them, except arrays of decimals of more than 18 digits), and Sluice computes
- * the partitioning natively as Spark would: hash partitioning on columns (Murmur3 of the key
+ * arrays and maps of them, nested in each other), and Sluice computes the partitioning natively as Spark would: hash partitioning on columns (Murmur3 of the key
  * columns, seed 42, pmod), range partitioning on columns (against Spark's own sampled bounds),
  * both for keys whose strings compare by their bytes, a single partition, and round-robin, with or
  * without Spark's sort before it (spark.sql.execution.sortBeforeRepartition: the native writer
