@@ -16,14 +16,15 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, Str
  *
  * The columnar path applies when the exchange's child produces column batches (or selects columns
  * of a child that does), every column has a type the path carries (every flat type, and structs,
- * arrays and maps of them, nested in each other), and Sluice computes the partitioning natively as Spark would: hash partitioning on columns (Murmur3 of the key
- * columns, seed 42, pmod), range partitioning on columns (against Spark's own sampled bounds),
- * both for keys whose strings compare by their bytes, a single partition, and round-robin, with or
- * without Spark's sort before it (spark.sql.execution.sortBeforeRepartition: the native writer
- * ranks the task's rows by the hash of their UnsafeRow form, SortedRoundRobinWriter). Hash and
- * range keys that are expressions, or strings of another collation, are evaluated by Spark into
- * each row's partition id (SparkPartitionIds), as Spark's exchange does. The session setting
- * spark.sluice.columnar.enabled (default true) turns the path off.
+ * arrays and maps of them, nested in each other), and Sluice computes the partitioning natively as
+ * Spark would: hash partitioning on columns (Murmur3 of the key columns, seed 42, pmod), range
+ * partitioning on columns (against Spark's own sampled bounds), both for keys whose strings
+ * compare by their bytes, a single partition, and round-robin, with or without Spark's sort before
+ * it (spark.sql.execution.sortBeforeRepartition: the native writer ranks the task's rows by the
+ * hash of their UnsafeRow form, SortedRoundRobinWriter). Hash and range keys that are expressions,
+ * or strings of another collation, are evaluated by Spark into each row's partition id
+ * (SparkPartitionIds), as Spark's exchange does. The session setting spark.sluice.columnar.enabled
+ * (default true) turns the path off.
  */
 object ColumnarExchangePlanning {
   val Enabled = "spark.sluice.columnar.enabled"
