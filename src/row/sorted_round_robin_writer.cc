@@ -106,9 +106,7 @@ class SortedRoundRobinWriter::Impl {
     if (held_.empty()) return Status::OK();
     Status status = WriteSpill();
     if (!status.ok()) return Abandon(std::move(status));
-    for (const HeldBatch& held : held_) options_.memory_budget->Release(held.charged_bytes);
-    held_.clear();
-    held_bytes_ = 0;
+    ReleaseHeld();
     return Status::OK();
   }
 
@@ -148,10 +146,15 @@ class SortedRoundRobinWriter::Impl {
     return status;
   }
 
-  void ReleaseAll() {
+  // Drops the held batches and returns their memory.
+  void ReleaseHeld() {
     for (const HeldBatch& held : held_) options_.memory_budget->Release(held.charged_bytes);
     held_.clear();
     held_bytes_ = 0;
+  }
+
+  void ReleaseAll() {
+    ReleaseHeld();
     options_.memory_budget->Release(key_bytes_ + id_bytes_);
     key_bytes_ = 0;
     id_bytes_ = 0;

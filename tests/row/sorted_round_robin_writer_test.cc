@@ -239,6 +239,17 @@ TEST(SortedRoundRobinWriter, KeysBeyondTheBudgetAreOutOfMemoryAndLeaveNoFiles) {
   EXPECT_TRUE(directory.List().empty());
 }
 
+TEST(SortedRoundRobinWriter, ABatchOfAnotherSchemaIsRefusedAndLeavesNoFiles) {
+  testing::TemporaryDirectory directory;
+  const auto schema = testing::MixedSchema();
+  auto writer = SortedRoundRobinWriter::Make(Options(schema, directory, 5, 0)).ValueOrDie();
+  ASSERT_TRUE(writer->Write(testing::RandomBatch(schema, 10, 1)).ok());
+  const Status refused = writer->Write(testing::RandomBatch(testing::KeyTextValueSchema(), 10, 2));
+  EXPECT_TRUE(refused.IsInvalid()) << refused.ToString();
+  EXPECT_FALSE(writer->Finish().ok());
+  EXPECT_TRUE(directory.List().empty());
+}
+
 TEST(SortedRoundRobinWriter, AbortLeavesNoFiles) {
   testing::TemporaryDirectory directory;
   const auto schema = testing::MixedSchema();

@@ -163,13 +163,35 @@ public final class ArrowBatchCopier {
     /** Buffers of the column in the C Data Interface (the validity bitmap included). */
     abstract int bufferCount();
 
-    /** Arrays of the column: 1, and a struct's fields' arrays. */
-    int nodeCount() {
-      return 1;
+    private static final long[] NO_NODES = new long[0];
+
+    /**
+     * The (length, nulls) of the arrays below this one (a nested type's children), in pre-order,
+     * as the last fill() found them; sized by the nested copiers' constructors.
+     */
+    long[] descendantNodes = NO_NODES;
+
+    /** Arrays of the column: its own and those below it. */
+    final int nodeCount() {
+      return 1 + descendantNodes.length / 2;
     }
 
-    /** Writes the (length, nulls) of the arrays below this one, as the last fill() found them. */
-    void copyDescendantNodes(long[] nodes, int at) {}
+    /** Writes descendantNodes to `nodes` from `at` on. */
+    final void copyDescendantNodes(long[] nodes, int at) {
+      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
+    }
+
+    /**
+     * Fills child copier `child` with `rows` values of `vector` from buffer slot `at`, and records
+     * its arrays in descendantNodes from node `node` on; returns the node after them.
+     */
+    final int fillChild(ColumnCopier child, ColumnVector vector, int rows, long[] addresses,
+        long[] reserved, int at, int node) {
+      descendantNodes[2 * node] = rows;
+      descendantNodes[2 * node + 1] = child.fill(vector, rows, addresses, reserved, at);
+      child.copyDescendantNodes(descendantNodes, 2 * node + 2);
+      return node + child.nodeCount();
+    }
 
     /**
      * The bytes value `i` takes in an UnsafeRow beyond its 8-byte slot: what measure() adds up,
@@ -589,11 +611,8 @@ public final class ArrowBatchCopier {
   private static final class StructCopier extends ColumnCopier {
     private final ColumnCopier[] fields;
     private final int bufferCount;
-    private final int nodeCount;
     /** A nested UnsafeRow's null bitmap and 8-byte slots. */
     private final long fixedBytes;
-    /** The (length, nulls) of the arrays below, in pre-order, from the last fill(). */
-    private final long[] descendantNodes;
 
     StructCopier(StructType type) {
       final StructField[] structFields = type.fields();
@@ -606,19 +625,11 @@ public final class ArrowBatchCopier {
         nodes += fields[k].nodeCount();
       }
       bufferCount = buffers;
-      nodeCount = nodes;
       fixedBytes = 8L * ((fields.length + 63) / 64) + 8L * fields.length;
       descendantNodes = new long[2 * (nodes - 1)];
     }
 
     @Override int bufferCount() { return bufferCount; }
-
-    @Override int nodeCount() { return nodeCount; }
-
-    @Override
-    void copyDescendantNodes(long[] nodes, int at) {
-      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
-    }
 
     @Override
     long measure(ColumnVector vector, int rows, long[] sizes, int at) {
@@ -653,12 +664,8 @@ public final class ArrowBatchCopier {
       int next = at + 1;
       int node = 0;
       for (int k = 0; k < fields.length; k++) {
-        descendantNodes[2 * node] = rows;
-        descendantNodes[2 * node + 1] =
-            fields[k].fill(vector.getChild(k), rows, addresses, reserved, next);
-        fields[k].copyDescendantNodes(descendantNodes, 2 * node + 2);
+        node = fillChild(fields[k], vector.getChild(k), rows, addresses, reserved, next, node);
         next += fields[k].bufferCount();
-        node += fields[k].nodeCount();
       }
       return fillValidity(vector, rows, addresses[at]);
     }
@@ -746,7 +753,6 @@ public final class ArrowBatchCopier {
     private final ColumnCopier element;
     private final int width;
     private final Elements elements;
-    private final long[] descendantNodes;
 
     ListCopier(ArrayType type) {
       element = ColumnCopier.of(type.elementType());
@@ -756,13 +762,6 @@ public final class ArrowBatchCopier {
     }
 
     @Override int bufferCount() { return 2 + element.bufferCount(); }
-
-    @Override int nodeCount() { return 1 + element.nodeCount(); }
-
-    @Override
-    void copyDescendantNodes(long[] nodes, int at) {
-      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
-    }
 
     @Override
     long measure(ColumnVector vector, int rows, long[] sizes, int at) {
@@ -780,10 +779,7 @@ public final class ArrowBatchCopier {
     @Override
     int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       elements.writeOffsets(rows, addresses[at + 1]);
-      descendantNodes[0] = elements.total;
-      descendantNodes[1] =
-          element.fill(elements.vector, elements.total, addresses, reserved, at + 2);
-      element.copyDescendantNodes(descendantNodes, 2);
+      fillChild(element, elements.vector, elements.total, addresses, reserved, at + 2, 0);
       return fillValidity(vector, rows, addresses[at]);
     }
   }
@@ -800,7 +796,6 @@ public final class ArrowBatchCopier {
     private final int valueWidth;
     private final Elements keys;
     private final Elements values;
-    private final long[] descendantNodes;
 
     MapCopier(MapType type) {
       key = ColumnCopier.of(type.keyType());
@@ -813,13 +808,6 @@ public final class ArrowBatchCopier {
     }
 
     @Override int bufferCount() { return 3 + key.bufferCount() + value.bufferCount(); }
-
-    @Override int nodeCount() { return 2 + key.nodeCount() + value.nodeCount(); }
-
-    @Override
-    void copyDescendantNodes(long[] nodes, int at) {
-      System.arraycopy(descendantNodes, 0, nodes, at, descendantNodes.length);
-    }
 
     @Override
     long measure(ColumnVector vector, int rows, long[] sizes, int at) {
@@ -848,18 +836,11 @@ public final class ArrowBatchCopier {
     @Override
     int fill(ColumnVector vector, int rows, long[] addresses, long[] reserved, int at) {
       keys.writeOffsets(rows, addresses[at + 1]);
-      descendantNodes[0] = keys.total;  // the entries
+      descendantNodes[0] = keys.total;  // the entries, which have no nulls
       descendantNodes[1] = 0;
-      int node = 1;
-      descendantNodes[2 * node] = keys.total;
-      descendantNodes[2 * node + 1] =
-          key.fill(keys.vector, keys.total, addresses, reserved, at + 3);
-      key.copyDescendantNodes(descendantNodes, 2 * node + 2);
-      node += key.nodeCount();
-      descendantNodes[2 * node] = values.total;
-      descendantNodes[2 * node + 1] = value.fill(values.vector, values.total, addresses, reserved,
-          at + 3 + key.bufferCount());
-      value.copyDescendantNodes(descendantNodes, 2 * node + 2);
+      final int node = fillChild(key, keys.vector, keys.total, addresses, reserved, at + 3, 1);
+      fillChild(value, values.vector, values.total, addresses, reserved,
+          at + 3 + key.bufferCount(), node);
       return fillValidity(vector, rows, addresses[at]);
     }
   }
