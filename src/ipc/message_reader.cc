@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "arrow_message_generated.h"
+#include "message_metadata_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/ipc/ipc_format.h"
 
@@ -22,9 +22,20 @@ bool StartsWithFileMagic(const uint8_t* data, int64_t size) {
   return size >= kFileMagicPaddedSize && std::memcmp(data, kFileMagic, 6) == 0;
 }
 
-Result<MessagePrefix> ReadMessagePrefix(const uint8_t* data, int64_t available,
-                                        const std::string& source, int64_t offset,
-                                        bool metadata_must_fit) {
+bool VerifyMessageMetadata(const uint8_t* metadata, size_t size) {
+  flatbuffers::Verifier verifier(metadata, size, kMaxFlatbufferDepth, kMaxFlatbufferTables);
+  return fb::VerifyMessageBuffer(verifier);
+}
+
+Status UnsupportedMetadataVersion(fb::MetadataVersion version, const std::string& source,
+                                  int64_t offset) {
+  return Status::Corrupt(source, ": byte ", offset, ": unsupported metadata version ",
+                         static_cast<int>(version) + 1, " (expected V4 or V5)");
+}
+
+Result<MessagePrefix> internal::ReadAnyMessagePrefix(const uint8_t* data, int64_t available,
+                                                     const std::string& source, int64_t offset,
+                                                     bool metadata_must_fit) {
   auto corrupt = [&](auto&&... parts) {
     return Status::Corrupt(source, ": byte ", offset, ": ", parts...);
   };
@@ -63,19 +74,13 @@ Result<MessageHeader> ReadMessageHeader(const uint8_t* metadata, int64_t size,
     std::memcpy(aligned.data(), metadata, static_cast<size_t>(size));
     metadata = reinterpret_cast<const uint8_t*>(aligned.data());
   }
-  flatbuffers::Verifier verifier(metadata, static_cast<size_t>(size), kMaxFlatbufferDepth,
-                                 kMaxFlatbufferTables);
-  if (!fb::VerifyMessageBuffer(verifier)) {
+  if (!VerifyMessageMetadata(metadata, static_cast<size_t>(size))) {
     return corrupt("message metadata (", size,
                    " bytes) is not a valid Arrow IPC Message "
                    "flatbuffer");
   }
   const fb::Message* message = fb::GetMessage(metadata);
-  const auto version = message->version();
-  if (version < fb::MetadataVersion::V4 || version > fb::MetadataVersion::V5) {
-    return corrupt("unsupported metadata version ", static_cast<int>(version) + 1,
-                   " (expected V4 or V5)");
-  }
+  SLUICE_RETURN_NOT_OK(CheckMetadataVersion(*message, source, offset));
   MessageHeader header;
   header.body_length = message->body_length();
   if (header.body_length < 0) return corrupt("negative message body length ", header.body_length);

@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <string>
 
+#include "sluice/base/bit_ops.h"
 #include "sluice/base/result.h"
 #include "sluice/codec/compression.h"
+#include "sluice/ipc/ipc_format.h"
 
 namespace sluice::ipc {
 
@@ -37,9 +39,29 @@ struct MessagePrefix {
 /// continuation marker). `offset` is where `data` lies in `source`, for errors. The metadata
 /// length is checked against `available` only when `metadata_must_fit` (a whole stream in
 /// memory); a reader of a descriptor checks what it reads itself.
-Result<MessagePrefix> ReadMessagePrefix(const uint8_t* data, int64_t available,
-                                        const std::string& source, int64_t offset,
-                                        bool metadata_must_fit = true);
+/// (The common case is inline: the decoder reads a prefix per block.)
+inline Result<MessagePrefix> ReadMessagePrefix(const uint8_t* data, int64_t available,
+                                               const std::string& source, int64_t offset,
+                                               bool metadata_must_fit = true);
+
+namespace internal {
+/// ReadMessagePrefix for every prefix: the pre-0.15 framing, and the errors.
+Result<MessagePrefix> ReadAnyMessagePrefix(const uint8_t* data, int64_t available,
+                                           const std::string& source, int64_t offset,
+                                           bool metadata_must_fit);
+}  // namespace internal
+
+inline Result<MessagePrefix> ReadMessagePrefix(const uint8_t* data, int64_t available,
+                                               const std::string& source, int64_t offset,
+                                               bool metadata_must_fit) {
+  if (available >= 8 && bits::LoadUnaligned<uint32_t>(data) == kContinuationMarker) {
+    const int32_t length = bits::LoadUnaligned<int32_t>(data + 4);
+    if (length >= 0 && (!metadata_must_fit || length <= available - 8)) {
+      return MessagePrefix{8, length};
+    }
+  }
+  return internal::ReadAnyMessagePrefix(data, available, source, offset, metadata_must_fit);
+}
 
 /// What a message's metadata says.
 enum class MessageType { kSchema, kDictionaryBatch, kRecordBatch, kOther };
