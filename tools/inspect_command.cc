@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "argument_parser.h"
 #include "commands.h"
@@ -84,9 +85,29 @@ std::string SchemaLine(const Schema& schema) {
   return line;
 }
 
-}  // namespace
+// What inspecting a map output found.
+struct Inspection {
+  MapOutputFiles files;
+  std::shared_ptr<const MappedFile> file;
+  std::vector<int64_t> offsets;  // the index
+  std::vector<uint32_t> stored_checksums;
+  std::vector<PartitionReport> reports;
+  std::vector<std::string> problems;  // each names the file, partition and byte offset
+  SchemaPtr schema;
+  int64_t total_rows = 0;
+  int64_t total_blocks = 0;
+  // With --verify:
+  bool verified = false;
+  int64_t decoded_rows = 0;
+  int64_t checksums_matched = 0;
 
-int RunInspectCommand(std::span<const std::string> arguments) {
+  size_t partitions() const { return reports.size(); }
+  int64_t non_empty() const {
+    return std::count_if(reports.begin(), reports.end(), [](const auto& r) { return r.bytes > 0; });
+  }
+};
+
+ArgumentParser MakeParser() {
   ArgumentParser parser(
       "sluice inspect", "DIR/shuffle_S_M_0.data [--verify] [--json]",
       "Describes a map output: its files, and per partition the offset, bytes, rows, blocks,\n"
@@ -99,6 +120,239 @@ int RunInspectCommand(std::span<const std::string> arguments) {
   parser.AddPositional("DATA_FILE", "the map output's .data file (index and checksum beside it)");
   parser.AddFlag("verify", "decode every block and check the checksums");
   parser.AddFlag("json", "print the description as JSON");
+  return parser;
+}
+
+// Opens the map output of `data_path`: its data file mapped, its index read (a failure there
+// ends the command), its checksum file read (a failure there is a problem to report).
+Result<Inspection> OpenMapOutput(const std::string& data_path) {
+  Inspection inspection;
+  SLUICE_ASSIGN_OR_RAISE(inspection.files, MapOutputForDataFile(data_path));
+  const MapOutputFiles& files = inspection.files;
+  SLUICE_ASSIGN_OR_RAISE(inspection.file, MappedFile::Open(files.data));
+  SLUICE_ASSIGN_OR_RAISE(inspection.offsets, ReadIndexFile(files.index, inspection.file->size()));
+  const size_t partitions = inspection.offsets.size() - 1;
+  inspection.reports.resize(partitions);
+  if (!files.checksum.empty()) {
+    Result<std::vector<uint32_t>> checksums =
+        ReadChecksumFile(files.checksum, static_cast<int64_t>(partitions));
+    if (checksums.ok()) {
+      inspection.stored_checksums = std::move(*checksums);
+    } else {
+      inspection.problems.push_back(checksums.status().message());
+    }
+  }
+  return inspection;
+}
+
+// Fills each partition's report from the index, the checksum file and its blocks' metadata.
+void DescribePartitions(Inspection* inspection) {
+  const std::string& data_path = inspection->files.data;
+  for (size_t p = 0; p < inspection->partitions(); ++p) {
+    PartitionReport& report = inspection->reports[p];
+    report.offset = inspection->offsets[p];
+    report.bytes = inspection->offsets[p + 1] - inspection->offsets[p];
+    if (!inspection->stored_checksums.empty()) {
+      report.has_checksum = true;
+      report.checksum = inspection->stored_checksums[p];
+    }
+    Result<SegmentLayout> layout =
+        ReadSegmentLayout(inspection->file->data() + report.offset, report.bytes,
+                          PartitionSource(data_path, p), report.offset);
+    if (!layout.ok()) {
+      inspection->problems.push_back(layout.status().message());
+      continue;
+    }
+    if (report.bytes > 0 && layout->end != report.bytes) {
+      inspection->problems.push_back(
+          PartitionSource(data_path, p) + ": byte " + std::to_string(report.offset + layout->end) +
+          ": " + std::to_string(report.bytes - layout->end) +
+          " bytes follow the end-of-stream marker; the index and the data disagree");
+    }
+    report.layout_ok = true;
+    report.rows = layout->rows;
+    report.blocks = static_cast<int64_t>(layout->blocks.size());
+    report.codecs = layout->CodecNames();
+    inspection->total_rows += report.rows;
+    inspection->total_blocks += report.blocks;
+  }
+}
+
+// Decodes every block of every partition and recomputes every stored checksum.
+void VerifyPartitions(Inspection* inspection) {
+  const MapOutputFiles& files = inspection->files;
+  const MappedFile& file = *inspection->file;
+  SegmentDecoder decoder;
+  ProgressBar progress("verify", file.size(), "bytes");
+  for (size_t p = 0; p < inspection->partitions(); ++p) {
+    const PartitionReport& report = inspection->reports[p];
+    int64_t decoded_rows = 0;
+    Status decoded =
+        VerifySegment(&decoder, file, files.data, p, report, &inspection->schema, &decoded_rows);
+    if (!decoded.ok()) inspection->problems.push_back(decoded.message());
+    inspection->decoded_rows += decoded_rows;
+    if (report.has_checksum) {
+      const uint32_t actual =
+          UpdateChecksum(files.checksum_algorithm, EmptyChecksum(files.checksum_algorithm),
+                         file.data() + report.offset, report.bytes);
+      if (actual == report.checksum) {
+        ++inspection->checksums_matched;
+      } else {
+        inspection->problems.push_back(
+            PartitionSource(files.data, p) + " (bytes " + std::to_string(report.offset) + ".." +
+            std::to_string(report.offset + report.bytes) + "): " +
+            std::string(ChecksumAlgorithmName(files.checksum_algorithm)) + " of the bytes is " +
+            Hex32(actual) + " but " + files.checksum + " says " + Hex32(report.checksum));
+      }
+    }
+    progress.Update(report.offset + report.bytes);
+  }
+  inspection->verified = inspection->problems.empty();
+}
+
+// The schema alone, from the first non-empty partition: a glance, not a check.
+void ReadSchema(Inspection* inspection) {
+  for (size_t p = 0; p < inspection->partitions() && inspection->schema == nullptr; ++p) {
+    const PartitionReport& report = inspection->reports[p];
+    if (report.bytes == 0 || !report.layout_ok) continue;
+    SegmentDecoder decoder;
+    if (decoder
+            .Begin(inspection->file->data() + report.offset, report.bytes, nullptr,
+                   PartitionSource(inspection->files.data, p), report.offset)
+            .ok() &&
+        decoder.ReadSchema().ok()) {
+      inspection->schema = decoder.schema();
+    }
+  }
+}
+
+std::string ChecksumFileText(const MapOutputFiles& files) {
+  return files.checksum.empty()
+             ? std::string("none (no .checksum.<ALGO> file)")
+             : files.checksum + " (" +
+                   std::string(ChecksumAlgorithmName(files.checksum_algorithm)) + ")";
+}
+
+void PrintJson(const Inspection& inspection) {
+  const MapOutputFiles& files = inspection.files;
+  JsonValue json = JsonValue::Object();
+  json.Set("data_path", files.data);
+  json.Set("index_path", files.index);
+  json.Set("checksum_path", files.checksum);
+  json.Set("checksum_algorithm", std::string(ChecksumAlgorithmName(files.checksum_algorithm)));
+  json.Set("shuffle_id", files.shuffle_id);
+  json.Set("map_id", files.map_id);
+  json.Set("bytes", inspection.file->size());
+  json.Set("partitions", static_cast<int64_t>(inspection.partitions()));
+  json.Set("rows", inspection.total_rows);
+  json.Set("blocks", inspection.total_blocks);
+  if (inspection.schema != nullptr) {
+    JsonValue fields = JsonValue::Array();
+    for (const Field& field : inspection.schema->fields()) {
+      fields.Append(JsonValue::Object()
+                        .Set("name", field.name)
+                        .Set("type", field.type->ToString())
+                        .Set("nullable", field.nullable));
+    }
+    json.Set("schema", std::move(fields));
+  }
+  JsonValue partition_list = JsonValue::Array();
+  for (size_t p = 0; p < inspection.partitions(); ++p) {
+    const PartitionReport& report = inspection.reports[p];
+    JsonValue entry = JsonValue::Object();
+    entry.Set("partition", static_cast<int64_t>(p))
+        .Set("offset", report.offset)
+        .Set("bytes", report.bytes)
+        .Set("rows", report.rows)
+        .Set("blocks", report.blocks)
+        .Set("codec", report.CodecNames());
+    if (report.has_checksum) entry.Set("checksum", report.checksum);
+    partition_list.Append(std::move(entry));
+  }
+  json.Set("partition_list", std::move(partition_list));
+  json.Set("verified", inspection.verified);
+  JsonValue problem_list = JsonValue::Array();
+  for (const std::string& problem : inspection.problems) problem_list.Append(problem);
+  json.Set("problems", std::move(problem_list));
+  std::cout << json.Dump(2) << "\n";
+}
+
+// The table of partitions: the non-empty ones and any that could not be read; the empty ones
+// are counted, not listed (most of a million partitions may be empty).
+void PrintPartitionTable(const Inspection& inspection) {
+  TablePrinter table({{"partition", TablePrinter::Align::kRight},
+                      {"offset", TablePrinter::Align::kRight},
+                      {"bytes", TablePrinter::Align::kRight},
+                      {"rows", TablePrinter::Align::kRight},
+                      {"blocks", TablePrinter::Align::kRight},
+                      {"codec"},
+                      {"checksum"}});
+  for (size_t p = 0; p < inspection.partitions(); ++p) {
+    const PartitionReport& report = inspection.reports[p];
+    if (report.bytes == 0 && report.layout_ok) continue;
+    table.AddRow({std::to_string(p), TablePrinter::FormatInteger(report.offset),
+                  TablePrinter::FormatInteger(report.bytes),
+                  TablePrinter::FormatInteger(report.rows),
+                  TablePrinter::FormatInteger(report.blocks), report.CodecNames(),
+                  report.has_checksum ? Hex32(report.checksum) : "-"});
+  }
+  const int64_t empty = static_cast<int64_t>(inspection.partitions()) - inspection.non_empty();
+  if (empty > 0) {
+    table.AddRow(
+        {"(" + TablePrinter::FormatInteger(empty) + " empty)", "", "0", "0", "0", "-", ""});
+  }
+  table.AddRule();
+  table.AddRow({"total", "", TablePrinter::FormatInteger(inspection.file->size()),
+                TablePrinter::FormatInteger(inspection.total_rows),
+                TablePrinter::FormatInteger(inspection.total_blocks), "", ""});
+  table.Print(std::cout);
+}
+
+void PrintText(const Inspection& inspection) {
+  const MapOutputFiles& files = inspection.files;
+  std::cout << "map output " << files.data << "\n"
+            << "  shuffle " << files.shuffle_id << ", map " << files.map_id << ", "
+            << FormatByteSize(inspection.file->size()) << ", "
+            << TablePrinter::FormatInteger(static_cast<int64_t>(inspection.partitions()))
+            << " partitions (" << TablePrinter::FormatInteger(inspection.non_empty())
+            << " non-empty), " << TablePrinter::FormatInteger(inspection.total_rows) << " rows in "
+            << TablePrinter::FormatInteger(inspection.total_blocks) << " blocks\n"
+            << "  index     " << files.index << "\n"
+            << "  checksums " << ChecksumFileText(files) << "\n";
+  if (inspection.schema != nullptr) {
+    std::cout << "  schema    " << SchemaLine(*inspection.schema) << "\n";
+  }
+  std::cout << "\n";
+  PrintPartitionTable(inspection);
+  if (inspection.verified) {
+    std::cout << "\nverified: the index matches the data file ("
+              << TablePrinter::FormatInteger(inspection.file->size()) << " bytes), "
+              << TablePrinter::FormatInteger(inspection.total_blocks) << " blocks decode to "
+              << TablePrinter::FormatInteger(inspection.decoded_rows) << " rows, "
+              << (files.checksum.empty()
+                      ? std::string("no checksum file to check")
+                      : TablePrinter::FormatInteger(inspection.checksums_matched) + " " +
+                            std::string(ChecksumAlgorithmName(files.checksum_algorithm)) +
+                            " checksums match")
+              << "\n";
+  }
+}
+
+// Reports each problem on its own line, then their count; the command's exit code.
+int ReportProblems(const Inspection& inspection) {
+  std::cout.flush();
+  const std::vector<std::string>& problems = inspection.problems;
+  for (const std::string& problem : problems) ReportError(kCommand, Status::Corrupt(problem));
+  if (problems.empty()) return kExitSuccess;
+  std::fprintf(stderr, "sluice inspect: %zu problem%s in %s\n", problems.size(),
+               problems.size() == 1 ? "" : "s", inspection.files.data.c_str());
+  return kExitFailure;
+}
+
+}  // namespace
+
+int RunInspectCommand(std::span<const std::string> arguments) {
+  ArgumentParser parser = MakeParser();
   Status parsed = parser.Parse(arguments);
   if (!parsed.ok()) return ReportError(kCommand, parsed, kExitUsage);
   if (parser.help_requested()) {
@@ -111,216 +365,20 @@ int RunInspectCommand(std::span<const std::string> arguments) {
                                        " arguments; ", parser.HelpHint()),
                        kExitUsage);
   }
-  const bool verify = parser.Has("verify");
-  const bool json_output = parser.Has("json");
-
-  Result<MapOutputFiles> files = MapOutputForDataFile(parser.positionals()[0]);
-  if (!files.ok()) return ReportError(kCommand, files.status());
-  Result<std::shared_ptr<const MappedFile>> file = MappedFile::Open(files->data);
-  if (!file.ok()) return ReportError(kCommand, file.status());
-  Result<std::vector<int64_t>> offsets = ReadIndexFile(files->index, (*file)->size());
-  if (!offsets.ok()) return ReportError(kCommand, offsets.status());
-  const size_t partitions = offsets->size() - 1;
-
-  std::vector<std::string> problems;
-  std::vector<uint32_t> stored_checksums;
-  if (!files->checksum.empty()) {
-    Result<std::vector<uint32_t>> checksums =
-        ReadChecksumFile(files->checksum, static_cast<int64_t>(partitions));
-    if (checksums.ok()) {
-      stored_checksums = std::move(*checksums);
-    } else {
-      problems.push_back(checksums.status().message());
-    }
-  }
-
-  std::vector<PartitionReport> reports(partitions);
-  int64_t total_rows = 0;
-  int64_t total_blocks = 0;
-  for (size_t p = 0; p < partitions; ++p) {
-    PartitionReport& report = reports[p];
-    report.offset = (*offsets)[p];
-    report.bytes = (*offsets)[p + 1] - (*offsets)[p];
-    if (!stored_checksums.empty()) {
-      report.has_checksum = true;
-      report.checksum = stored_checksums[p];
-    }
-    Result<SegmentLayout> layout =
-        ReadSegmentLayout((*file)->data() + report.offset, report.bytes,
-                          PartitionSource(files->data, p), report.offset);
-    if (!layout.ok()) {
-      problems.push_back(layout.status().message());
-      continue;
-    }
-    if (report.bytes > 0 && layout->end != report.bytes) {
-      problems.push_back(PartitionSource(files->data, p) + ": byte " +
-                         std::to_string(report.offset + layout->end) + ": " +
-                         std::to_string(report.bytes - layout->end) +
-                         " bytes follow the end-of-stream marker; the index and the data "
-                         "disagree");
-    }
-    report.layout_ok = true;
-    report.rows = layout->rows;
-    report.blocks = static_cast<int64_t>(layout->blocks.size());
-    report.codecs = layout->CodecNames();
-    total_rows += report.rows;
-    total_blocks += report.blocks;
-  }
-
-  SchemaPtr schema;
-  int64_t decoded_rows_total = 0;
-  int64_t checksums_matched = 0;
-  if (verify) {
-    SegmentDecoder decoder;
-    ProgressBar progress("verify", (*file)->size(), "bytes");
-    for (size_t p = 0; p < partitions; ++p) {
-      const PartitionReport& report = reports[p];
-      int64_t decoded_rows = 0;
-      Status decoded =
-          VerifySegment(&decoder, **file, files->data, p, report, &schema, &decoded_rows);
-      if (!decoded.ok()) problems.push_back(decoded.message());
-      decoded_rows_total += decoded_rows;
-      if (report.has_checksum) {
-        const uint32_t actual =
-            UpdateChecksum(files->checksum_algorithm, EmptyChecksum(files->checksum_algorithm),
-                           (*file)->data() + report.offset, report.bytes);
-        if (actual == report.checksum) {
-          ++checksums_matched;
-        } else {
-          problems.push_back(PartitionSource(files->data, p) + " (bytes " +
-                             std::to_string(report.offset) + ".." +
-                             std::to_string(report.offset + report.bytes) +
-                             "): " + std::string(ChecksumAlgorithmName(files->checksum_algorithm)) +
-                             " of the bytes is " + Hex32(actual) + " but " + files->checksum +
-                             " says " + Hex32(report.checksum));
-        }
-      }
-      progress.Update(report.offset + report.bytes);
-    }
+  Result<Inspection> inspection = OpenMapOutput(parser.positionals()[0]);
+  if (!inspection.ok()) return ReportError(kCommand, inspection.status());
+  DescribePartitions(&*inspection);
+  if (parser.Has("verify")) {
+    VerifyPartitions(&*inspection);
   } else {
-    // The schema alone, from the first non-empty partition: a glance, not a check.
-    for (size_t p = 0; p < partitions && schema == nullptr; ++p) {
-      if (reports[p].bytes == 0 || !reports[p].layout_ok) continue;
-      SegmentDecoder decoder;
-      if (decoder
-              .Begin((*file)->data() + reports[p].offset, reports[p].bytes, nullptr,
-                     PartitionSource(files->data, p), reports[p].offset)
-              .ok() &&
-          decoder.ReadSchema().ok()) {
-        schema = decoder.schema();
-      }
-    }
+    ReadSchema(&*inspection);
   }
-
-  const int64_t non_empty =
-      std::count_if(reports.begin(), reports.end(), [](const auto& r) { return r.bytes > 0; });
-  if (json_output) {
-    JsonValue json = JsonValue::Object();
-    json.Set("data_path", files->data);
-    json.Set("index_path", files->index);
-    json.Set("checksum_path", files->checksum);
-    json.Set("checksum_algorithm", std::string(ChecksumAlgorithmName(files->checksum_algorithm)));
-    json.Set("shuffle_id", files->shuffle_id);
-    json.Set("map_id", files->map_id);
-    json.Set("bytes", (*file)->size());
-    json.Set("partitions", static_cast<int64_t>(partitions));
-    json.Set("rows", total_rows);
-    json.Set("blocks", total_blocks);
-    if (schema != nullptr) {
-      JsonValue fields = JsonValue::Array();
-      for (const Field& field : schema->fields()) {
-        fields.Append(JsonValue::Object()
-                          .Set("name", field.name)
-                          .Set("type", field.type->ToString())
-                          .Set("nullable", field.nullable));
-      }
-      json.Set("schema", std::move(fields));
-    }
-    JsonValue partition_list = JsonValue::Array();
-    for (size_t p = 0; p < partitions; ++p) {
-      const PartitionReport& report = reports[p];
-      JsonValue entry = JsonValue::Object();
-      entry.Set("partition", static_cast<int64_t>(p))
-          .Set("offset", report.offset)
-          .Set("bytes", report.bytes)
-          .Set("rows", report.rows)
-          .Set("blocks", report.blocks)
-          .Set("codec", report.CodecNames());
-      if (report.has_checksum) entry.Set("checksum", report.checksum);
-      partition_list.Append(std::move(entry));
-    }
-    json.Set("partition_list", std::move(partition_list));
-    json.Set("verified", verify && problems.empty());
-    JsonValue problem_list = JsonValue::Array();
-    for (const std::string& problem : problems) problem_list.Append(problem);
-    json.Set("problems", std::move(problem_list));
-    std::cout << json.Dump(2) << "\n";
+  if (parser.Has("json")) {
+    PrintJson(*inspection);
   } else {
-    std::cout << "map output " << files->data << "\n"
-              << "  shuffle " << files->shuffle_id << ", map " << files->map_id << ", "
-              << FormatByteSize((*file)->size()) << ", "
-              << TablePrinter::FormatInteger(static_cast<int64_t>(partitions)) << " partitions ("
-              << TablePrinter::FormatInteger(non_empty) << " non-empty), "
-              << TablePrinter::FormatInteger(total_rows) << " rows in "
-              << TablePrinter::FormatInteger(total_blocks) << " blocks\n"
-              << "  index     " << files->index << "\n"
-              << "  checksums "
-              << (files->checksum.empty()
-                      ? std::string("none (no .checksum.<ALGO> file)")
-                      : files->checksum + " (" +
-                            std::string(ChecksumAlgorithmName(files->checksum_algorithm)) + ")")
-              << "\n";
-    if (schema != nullptr) std::cout << "  schema    " << SchemaLine(*schema) << "\n";
-    std::cout << "\n";
-    TablePrinter table({{"partition", TablePrinter::Align::kRight},
-                        {"offset", TablePrinter::Align::kRight},
-                        {"bytes", TablePrinter::Align::kRight},
-                        {"rows", TablePrinter::Align::kRight},
-                        {"blocks", TablePrinter::Align::kRight},
-                        {"codec"},
-                        {"checksum"}});
-    // Empty partitions are counted, not listed: most of a million partitions may be empty.
-    for (size_t p = 0; p < partitions; ++p) {
-      const PartitionReport& report = reports[p];
-      if (report.bytes == 0 && report.layout_ok) continue;
-      table.AddRow({std::to_string(p), TablePrinter::FormatInteger(report.offset),
-                    TablePrinter::FormatInteger(report.bytes),
-                    TablePrinter::FormatInteger(report.rows),
-                    TablePrinter::FormatInteger(report.blocks), report.CodecNames(),
-                    report.has_checksum ? Hex32(report.checksum) : "-"});
-    }
-    if (non_empty < static_cast<int64_t>(partitions)) {
-      table.AddRow({"(" +
-                        TablePrinter::FormatInteger(static_cast<int64_t>(partitions) - non_empty) +
-                        " empty)",
-                    "", "0", "0", "0", "-", ""});
-    }
-    table.AddRule();
-    table.AddRow({"total", "", TablePrinter::FormatInteger((*file)->size()),
-                  TablePrinter::FormatInteger(total_rows),
-                  TablePrinter::FormatInteger(total_blocks), "", ""});
-    table.Print(std::cout);
-    if (verify && problems.empty()) {
-      std::cout << "\nverified: the index matches the data file ("
-                << TablePrinter::FormatInteger((*file)->size()) << " bytes), "
-                << TablePrinter::FormatInteger(total_blocks) << " blocks decode to "
-                << TablePrinter::FormatInteger(decoded_rows_total) << " rows, "
-                << (files->checksum.empty()
-                        ? std::string("no checksum file to check")
-                        : TablePrinter::FormatInteger(checksums_matched) + " " +
-                              std::string(ChecksumAlgorithmName(files->checksum_algorithm)) +
-                              " checksums match")
-                << "\n";
-    }
+    PrintText(*inspection);
   }
-  std::cout.flush();
-  for (const std::string& problem : problems) ReportError(kCommand, Status::Corrupt(problem));
-  if (!problems.empty()) {
-    std::fprintf(stderr, "sluice inspect: %zu problem%s in %s\n", problems.size(),
-                 problems.size() == 1 ? "" : "s", files->data.c_str());
-    return kExitFailure;
-  }
-  return kExitSuccess;
+  return ReportProblems(*inspection);
 }
 
 }  // namespace sluice::cli
