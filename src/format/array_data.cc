@@ -1,6 +1,9 @@
 #include "sluice/format/array_data.h"
 
 #include <algorithm>
+#include <type_traits>
+
+#include "sluice/format/type_visitor.h"
 
 namespace sluice {
 
@@ -37,51 +40,39 @@ int64_t FirstRunEndingAfter(const ArrayData& run_ends, int64_t logical) {
 int64_t RunEndPhysicalIndex(const ArrayData& array, int64_t index) {
   const ArrayData& run_ends = array.children[0];
   const int64_t logical = array.offset + index;
-  switch (run_ends.type->id()) {
-    case TypeId::kInt16:
-      return FirstRunEndingAfter<int16_t>(run_ends, logical);
-    case TypeId::kInt32:
-      return FirstRunEndingAfter<int32_t>(run_ends, logical);
-    default:
-      return FirstRunEndingAfter<int64_t>(run_ends, logical);
-  }
+  return VisitRunEndType(
+      run_ends.type->id(),
+      [&](auto run_end) {
+        return FirstRunEndingAfter<typename decltype(run_end)::type>(run_ends, logical);
+      },
+      [&] { return FirstRunEndingAfter<int64_t>(run_ends, logical); });
 }
 
 int64_t RunEndAt(const ArrayData& run_ends, int64_t index) {
-  switch (run_ends.type->id()) {
-    case TypeId::kInt16:
-      return run_ends.values<int16_t>()[index];
-    case TypeId::kInt32:
-      return run_ends.values<int32_t>()[index];
-    default:
-      return run_ends.values<int64_t>()[index];
-  }
+  return VisitRunEndType(
+      run_ends.type->id(),
+      [&](auto run_end) -> int64_t {
+        return run_ends.values<typename decltype(run_end)::type>()[index];
+      },
+      [&] { return run_ends.values<int64_t>()[index]; });
 }
 
 int64_t DictionaryIndexAt(const ArrayData& array, int64_t index) {
   const uint8_t* data = array.buffers[1].data;
   const int64_t slot = array.offset + index;
-  switch (array.type->index_type()->id()) {
-    case TypeId::kInt8:
-      return static_cast<int8_t>(data[slot]);
-    case TypeId::kUInt8:
-      return data[slot];
-    case TypeId::kInt16:
-      return bits::LoadUnaligned<int16_t>(data + slot * 2);
-    case TypeId::kUInt16:
-      return bits::LoadUnaligned<uint16_t>(data + slot * 2);
-    case TypeId::kInt32:
-      return bits::LoadUnaligned<int32_t>(data + slot * 4);
-    case TypeId::kUInt32:
-      return bits::LoadUnaligned<uint32_t>(data + slot * 4);
-    case TypeId::kUInt64: {
-      // Above INT64_MAX is out of range of any dictionary: -1 is refused alike.
-      const uint64_t value = bits::LoadUnaligned<uint64_t>(data + slot * 8);
-      return value > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(value);
-    }
-    default:
-      return bits::LoadUnaligned<int64_t>(data + slot * 8);
-  }
+  return VisitIntegerType(
+      array.type->index_type()->id(),
+      [&](auto index_type) -> int64_t {
+        using Index = typename decltype(index_type)::type;
+        const Index value = bits::LoadUnaligned<Index>(data + slot * int64_t{sizeof(Index)});
+        if constexpr (std::is_same_v<Index, uint64_t>) {
+          // Above INT64_MAX is out of range of any dictionary: -1 is refused alike.
+          return value > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(value);
+        } else {
+          return value;
+        }
+      },
+      [&] { return bits::LoadUnaligned<int64_t>(data + slot * 8); });
 }
 
 int64_t ReferencedBytes(const ArrayData& array) {

@@ -6,6 +6,7 @@
 
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/utf8.h"
+#include "sluice/format/type_visitor.h"
 
 namespace sluice {
 
@@ -278,17 +279,15 @@ Status ArrayValidator::ValidateRunEnds(const ArrayData& array, int64_t end) cons
                 " runs");
   }
   const int64_t covered = array.length == 0 ? 0 : end;  // an empty view needs no run
-  switch (run_ends.type->id()) {
-    case TypeId::kInt16:
-      return ValidateRunEndValues<int16_t>(run_ends, covered);
-    case TypeId::kInt32:
-      return ValidateRunEndValues<int32_t>(run_ends, covered);
-    case TypeId::kInt64:
-      return ValidateRunEndValues<int64_t>(run_ends, covered);
-    default:
-      return Fail("run ends of type ", run_ends.type->ToString(),
-                  "; they must be int16, int32 or int64");
-  }
+  return VisitRunEndType(
+      run_ends.type->id(),
+      [&](auto run_end) {
+        return ValidateRunEndValues<typename decltype(run_end)::type>(run_ends, covered);
+      },
+      [&] {
+        return Fail("run ends of type ", run_ends.type->ToString(),
+                    "; they must be int16, int32 or int64");
+      });
 }
 
 template <typename RunEnd>

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "sluice/base/bit_ops.h"
+#include "sluice/format/type_visitor.h"
 
 namespace sluice {
 
@@ -136,38 +137,16 @@ Status GatherValues(const ArrayData& indices, const ArrayData& dictionary, std::
 Result<ArrayData> UnpackDictionary(const ArrayData& indices, const ArrayData& dictionary,
                                    std::string_view path, std::vector<MemoryOwner>* owners) {
   ArrayBuilder builder(dictionary.type);
-  Status status;
-  switch (indices.type->id()) {
-    case TypeId::kInt8:
-      status = GatherValues<int8_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kUInt8:
-      status = GatherValues<uint8_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kInt16:
-      status = GatherValues<int16_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kUInt16:
-      status = GatherValues<uint16_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kInt32:
-      status = GatherValues<int32_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kUInt32:
-      status = GatherValues<uint32_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kInt64:
-      status = GatherValues<int64_t>(indices, dictionary, path, &builder);
-      break;
-    case TypeId::kUInt64:
-      status = GatherValues<uint64_t>(indices, dictionary, path, &builder);
-      break;
-    default:
-      return Status::Invalid("column '", path,
-                             "': dictionary indices must be of an integer type, not ",
-                             indices.type->ToString());
-  }
-  SLUICE_RETURN_NOT_OK(status);
+  SLUICE_RETURN_NOT_OK(VisitIntegerType(
+      indices.type->id(),
+      [&](auto index) {
+        return GatherValues<typename decltype(index)::type>(indices, dictionary, path, &builder);
+      },
+      [&] {
+        return Status::Invalid("column '", path,
+                               "': dictionary indices must be of an integer type, not ",
+                               indices.type->ToString());
+      }));
   return builder.Finish(owners);
 }
 

@@ -7,6 +7,7 @@
 #include "column_gather_internal.h"
 #include "sluice/base/bit_ops.h"
 #include "sluice/base/check.h"
+#include "sluice/format/type_visitor.h"
 
 namespace sluice::ipc {
 
@@ -1267,23 +1268,17 @@ class DictionaryGather final : public GatherNode<DictionaryGather>, public Dicti
   const RowSelection& used_values() const override { return used_; }
 
  private:
+  // The largest index an index column of type `id` holds (an int64's largest, beyond).
   static int64_t MaxIndex(TypeId id) {
-    switch (id) {
-      case TypeId::kInt8:
-        return std::numeric_limits<int8_t>::max();
-      case TypeId::kUInt8:
-        return std::numeric_limits<uint8_t>::max();
-      case TypeId::kInt16:
-        return std::numeric_limits<int16_t>::max();
-      case TypeId::kUInt16:
-        return std::numeric_limits<uint16_t>::max();
-      case TypeId::kInt32:
-        return std::numeric_limits<int32_t>::max();
-      case TypeId::kUInt32:
-        return std::numeric_limits<uint32_t>::max();
-      default:
-        return std::numeric_limits<int64_t>::max();
-    }
+    constexpr int64_t kLargest = std::numeric_limits<int64_t>::max();
+    return VisitIntegerType(
+        id,
+        [](auto index_type) {
+          using Index = typename decltype(index_type)::type;
+          return static_cast<int64_t>(
+              std::min<uint64_t>(std::numeric_limits<Index>::max(), uint64_t{kLargest}));
+        },
+        [] { return kLargest; });
   }
 
   // A dictionary's numbering in the block being planned: a table of its rows, made at its first

@@ -29,6 +29,7 @@
 #include "sluice/base/half_float.h"
 #include "sluice/format/array_builder.h"
 #include "sluice/format/dictionary_values.h"
+#include "sluice/format/type_visitor.h"
 
 namespace sluice::internal {
 
@@ -483,49 +484,28 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     return std::unique_ptr<RangeKey>(
         std::make_unique<ExpandedRangeKey>(std::move(owners), std::move(values_key)));
   }
+  std::unique_ptr<RangeKey> number_key = VisitNumberType(
+      bounds.type->id(),
+      [&](auto type) {
+        using Number = typename decltype(type)::type;
+        return std::unique_ptr<RangeKey>(MakeTypedKey<NumberReader<Number>>(bounds, order, linear));
+      },
+      [] { return std::unique_ptr<RangeKey>(); });
+  if (number_key != nullptr) return number_key;
   switch (bounds.type->id()) {
     case TypeId::kNull:
       return std::unique_ptr<RangeKey>(
           std::make_unique<NullRangeKey>(static_cast<uint32_t>(bounds.length)));
     case TypeId::kBoolean:
       return MakeTypedKey<BooleanReader>(bounds, order, linear);
-    case TypeId::kInt8:
-      return MakeTypedKey<NumberReader<int8_t>>(bounds, order, linear);
-    case TypeId::kInt16:
-      return MakeTypedKey<NumberReader<int16_t>>(bounds, order, linear);
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-    case TypeId::kTime32:
-    case TypeId::kIntervalYearMonth:
-    case TypeId::kDecimal32:
-      return MakeTypedKey<NumberReader<int32_t>>(bounds, order, linear);
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kDate64:
-    case TypeId::kTime64:
-    case TypeId::kDuration:
-    case TypeId::kDecimal64:
-      return MakeTypedKey<NumberReader<int64_t>>(bounds, order, linear);
     case TypeId::kFloat16:
       return MakeTypedKey<HalfFloatReader>(bounds, order, linear);
     case TypeId::kIntervalDayTime:
       return MakeTypedKey<DayTimeIntervalReader>(bounds, order, linear);
-    case TypeId::kDecimal256:
-      return MakeTypedKey<Decimal256Reader>(bounds, order, linear);
-    case TypeId::kUInt8:
-      return MakeTypedKey<NumberReader<uint8_t>>(bounds, order, linear);
-    case TypeId::kUInt16:
-      return MakeTypedKey<NumberReader<uint16_t>>(bounds, order, linear);
-    case TypeId::kUInt32:
-      return MakeTypedKey<NumberReader<uint32_t>>(bounds, order, linear);
-    case TypeId::kUInt64:
-      return MakeTypedKey<NumberReader<uint64_t>>(bounds, order, linear);
-    case TypeId::kFloat32:
-      return MakeTypedKey<NumberReader<float>>(bounds, order, linear);
-    case TypeId::kFloat64:
-      return MakeTypedKey<NumberReader<double>>(bounds, order, linear);
     case TypeId::kDecimal128:
       return MakeTypedKey<Decimal128Reader>(bounds, order, linear);
+    case TypeId::kDecimal256:
+      return MakeTypedKey<Decimal256Reader>(bounds, order, linear);
     case TypeId::kUtf8:
     case TypeId::kBinary:
       return MakeBytesKey<BytesReader<int32_t>>(bounds, order, linear);
@@ -537,6 +517,26 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kBinaryView:
     case TypeId::kUtf8View:
       return MakeBytesKey<ViewBytesReader>(bounds, order, linear);
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kDate32:
+    case TypeId::kDate64:
+    case TypeId::kTime32:
+    case TypeId::kTime64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration:
+    case TypeId::kIntervalYearMonth:
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+      break;  // numbers, taken above
     case TypeId::kIntervalMonthDayNano:
       // Months, days and nanoseconds have no one order (a month is not a number of days), as
       // Spark's CalendarInterval has none.
