@@ -389,6 +389,198 @@ Status AddDictionaryField(const fb::DictionaryEncoding& dictionary, const TypePt
   return Status::OK();
 }
 
+// The integer type of an IntType.
+Result<TypePtr> IntTypeFromFlatbuffer(const fb::IntType& int_type, const std::string& path) {
+  const bool is_signed = int_type.is_signed();
+  switch (int_type.bit_width()) {
+    case 8:
+      return is_signed ? DataType::Int8() : DataType::UInt8();
+    case 16:
+      return is_signed ? DataType::Int16() : DataType::UInt16();
+    case 32:
+      return is_signed ? DataType::Int32() : DataType::UInt32();
+    case 64:
+      return is_signed ? DataType::Int64() : DataType::UInt64();
+    default:
+      return Status::Corrupt("field '", path, "': integer bit width ", int_type.bit_width(),
+                             " is not 8, 16, 32 or 64");
+  }
+}
+
+Result<TypePtr> FloatTypeFromFlatbuffer(const fb::FloatType& float_type, const std::string& path) {
+  switch (float_type.precision()) {
+    case fb::FloatPrecision::HALF:
+      return DataType::Float16();
+    case fb::FloatPrecision::SINGLE:
+      return DataType::Float32();
+    case fb::FloatPrecision::DOUBLE:
+      return DataType::Float64();
+    default:
+      return Status::Corrupt("field '", path, "': unknown floating point precision ",
+                             static_cast<int>(float_type.precision()));
+  }
+}
+
+Result<TypePtr> DateTypeFromFlatbuffer(const fb::DateType& date, const std::string& path) {
+  switch (date.unit()) {
+    case fb::DateUnit::DAY:
+      return DataType::Date32();
+    case fb::DateUnit::MILLISECOND:
+      return DataType::Date64();
+    default:
+      return Status::Corrupt("field '", path, "': unknown date unit ",
+                             static_cast<int>(date.unit()));
+  }
+}
+
+Result<TypePtr> TimeTypeFromFlatbuffer(const fb::TimeType& time, const std::string& path) {
+  SLUICE_ASSIGN_OR_RAISE(TimeUnit unit, TimeUnitFromFlatbuffer(time.unit(), path));
+  const bool seconds_or_millis = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
+  if (time.bit_width() == 32 && seconds_or_millis) return DataType::Time32(unit);
+  if (time.bit_width() == 64 && !seconds_or_millis) return DataType::Time64(unit);
+  return Status::Corrupt("field '", path, "': time of ", time.bit_width(), " bits in ",
+                         TimeUnitName(unit), " (Arrow's times are time32[s|ms] and time64[us|ns])");
+}
+
+Result<TypePtr> IntervalTypeFromFlatbuffer(const fb::IntervalType& interval,
+                                           const std::string& path) {
+  switch (interval.unit()) {
+    case fb::IntervalUnit::YEAR_MONTH:
+      return DataType::IntervalYearMonth();
+    case fb::IntervalUnit::DAY_TIME:
+      return DataType::IntervalDayTime();
+    case fb::IntervalUnit::MONTH_DAY_NANO:
+      return DataType::IntervalMonthDayNano();
+    default:
+      return Status::Corrupt("field '", path, "': unknown interval unit ",
+                             static_cast<int>(interval.unit()));
+  }
+}
+
+Result<TypePtr> DecimalTypeFromFlatbuffer(const fb::DecimalType& decimal, const std::string& path) {
+  const int32_t bits = decimal.bit_width();
+  if (bits != 32 && bits != 64 && bits != 128 && bits != 256) {
+    return Status::Corrupt("field '", path, "': decimal bit width ", bits,
+                           " is not 32, 64, 128 or 256");
+  }
+  TypePtr type = DataType::Decimal(bits, decimal.precision(), decimal.scale());
+  const int32_t max_precision = MaxDecimalPrecision(type->id());
+  if (decimal.precision() < 1 || decimal.precision() > max_precision ||
+      decimal.scale() > max_precision || decimal.scale() < -max_precision) {
+    return Status::Corrupt("field '", path, "': ", type->ToString(),
+                           " is out of range (precision 1 to ", max_precision, ")");
+  }
+  return type;
+}
+
+// The type of a nested field (one with children), from its flatbuffer and its `children`.
+Result<TypePtr> NestedTypeFromFlatbuffer(const fb::Field& field, std::vector<Field> children,
+                                         const std::string& path) {
+  switch (field.type_type()) {
+    case fb::Type::FixedSizeListType: {
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "fixed_size_list"));
+      const int32_t list_size = field.type_as_FixedSizeListType()->list_size();
+      if (list_size < 0) {
+        return Status::Corrupt("field '", path, "': fixed_size_list of ", list_size, " elements");
+      }
+      return DataType::FixedSizeList(std::move(children[0]), list_size);
+    }
+    case fb::Type::ListType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list"));
+      return DataType::List(std::move(children[0]));
+    case fb::Type::LargeListType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list"));
+      return DataType::LargeList(std::move(children[0]));
+    case fb::Type::ListViewType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list_view"));
+      return DataType::ListView(std::move(children[0]));
+    case fb::Type::LargeListViewType:
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list_view"));
+      return DataType::LargeListView(std::move(children[0]));
+    case fb::Type::StructType:
+      return DataType::Struct(std::move(children));
+    case fb::Type::UnionType:
+      return UnionFromFlatbuffer(*field.type_as_UnionType(), std::move(children), path);
+    case fb::Type::RunEndEncodedType: {
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 2, path, "run_end_encoded"));
+      if (!IsRunEndType(children[0].type->id())) {
+        return Status::Corrupt("field '", path,
+                               "': run_end_encoded run ends must be int16, int32 or int64, found ",
+                               children[0].type->ToString());
+      }
+      return DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
+    }
+    case fb::Type::MapType: {
+      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "map"));
+      const Field& entries = children[0];
+      if (entries.type->id() != TypeId::kStruct || entries.type->children().size() != 2) {
+        return Status::Corrupt("field '", path,
+                               "': a map's child must be a struct of key and value, found ",
+                               entries.type->ToString());
+      }
+      return DataType::Map(std::move(children[0]), field.type_as_MapType()->keys_sorted());
+    }
+    default:
+      return Unsupported(field, path);
+  }
+}
+
+// The type of `field`, whose child fields are `children`.
+Result<TypePtr> TypeFromFlatbuffer(const fb::Field& field, std::vector<Field> children,
+                                   const std::string& path) {
+  switch (field.type_type()) {
+    case fb::Type::NullType:
+      return DataType::Null();
+    case fb::Type::BoolType:
+      return DataType::Boolean();
+    case fb::Type::IntType:
+      return IntTypeFromFlatbuffer(*field.type_as_IntType(), path);
+    case fb::Type::FloatType:
+      return FloatTypeFromFlatbuffer(*field.type_as_FloatType(), path);
+    case fb::Type::DateType:
+      return DateTypeFromFlatbuffer(*field.type_as_DateType(), path);
+    case fb::Type::TimeType:
+      return TimeTypeFromFlatbuffer(*field.type_as_TimeType(), path);
+    case fb::Type::DurationType: {
+      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit,
+                             TimeUnitFromFlatbuffer(field.type_as_DurationType()->unit(), path));
+      return DataType::Duration(unit);
+    }
+    case fb::Type::IntervalType:
+      return IntervalTypeFromFlatbuffer(*field.type_as_IntervalType(), path);
+    case fb::Type::TimestampType: {
+      const fb::TimestampType* timestamp = field.type_as_TimestampType();
+      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit, TimeUnitFromFlatbuffer(timestamp->unit(), path));
+      return DataType::Timestamp(
+          unit, timestamp->timezone() != nullptr ? timestamp->timezone()->str() : std::string());
+    }
+    case fb::Type::DecimalType:
+      return DecimalTypeFromFlatbuffer(*field.type_as_DecimalType(), path);
+    case fb::Type::Utf8Type:
+      return DataType::Utf8();
+    case fb::Type::LargeUtf8Type:
+      return DataType::LargeUtf8();
+    case fb::Type::BinaryType:
+      return DataType::Binary();
+    case fb::Type::LargeBinaryType:
+      return DataType::LargeBinary();
+    case fb::Type::BinaryViewType:
+      return DataType::BinaryView();
+    case fb::Type::Utf8ViewType:
+      return DataType::Utf8View();
+    case fb::Type::FixedSizeBinaryType: {
+      const int width = field.type_as_FixedSizeBinaryType()->byte_width();
+      if (width < 0) {
+        return Status::Corrupt("field '", path, "': fixed_size_binary width ", width,
+                               " is negative");
+      }
+      return DataType::FixedSizeBinary(width);
+    }
+    default:
+      return NestedTypeFromFlatbuffer(field, std::move(children), path);
+  }
+}
+
 Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& parent_path, int depth,
                                   FieldWalk* walk) {
   if (field == nullptr) return Status::Corrupt("field under '", parent_path, "' is missing");
@@ -403,210 +595,7 @@ Result<Field> FieldFromFlatbuffer(const fb::Field* field, const std::string& par
   }
   SLUICE_ASSIGN_OR_RAISE(std::vector<Field> children,
                          ChildrenFromFlatbuffer(*field, path, depth, walk));
-  TypePtr type;
-  switch (field->type_type()) {
-    case fb::Type::NullType:
-      type = DataType::Null();
-      break;
-    case fb::Type::BoolType:
-      type = DataType::Boolean();
-      break;
-    case fb::Type::IntType: {
-      const fb::IntType* int_type = field->type_as_IntType();
-      const int bits = int_type->bit_width();
-      const bool is_signed = int_type->is_signed();
-      switch (bits) {
-        case 8:
-          type = is_signed ? DataType::Int8() : DataType::UInt8();
-          break;
-        case 16:
-          type = is_signed ? DataType::Int16() : DataType::UInt16();
-          break;
-        case 32:
-          type = is_signed ? DataType::Int32() : DataType::UInt32();
-          break;
-        case 64:
-          type = is_signed ? DataType::Int64() : DataType::UInt64();
-          break;
-        default:
-          return Status::Corrupt("field '", path, "': integer bit width ", bits,
-                                 " is not 8, 16, 32 or 64");
-      }
-      break;
-    }
-    case fb::Type::FloatType:
-      switch (field->type_as_FloatType()->precision()) {
-        case fb::FloatPrecision::HALF:
-          type = DataType::Float16();
-          break;
-        case fb::FloatPrecision::SINGLE:
-          type = DataType::Float32();
-          break;
-        case fb::FloatPrecision::DOUBLE:
-          type = DataType::Float64();
-          break;
-        default:
-          return Status::Corrupt("field '", path, "': unknown floating point precision ",
-                                 static_cast<int>(field->type_as_FloatType()->precision()));
-      }
-      break;
-    case fb::Type::DateType:
-      switch (field->type_as_DateType()->unit()) {
-        case fb::DateUnit::DAY:
-          type = DataType::Date32();
-          break;
-        case fb::DateUnit::MILLISECOND:
-          type = DataType::Date64();
-          break;
-        default:
-          return Status::Corrupt("field '", path, "': unknown date unit ",
-                                 static_cast<int>(field->type_as_DateType()->unit()));
-      }
-      break;
-    case fb::Type::TimeType: {
-      const fb::TimeType* time = field->type_as_TimeType();
-      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit, TimeUnitFromFlatbuffer(time->unit(), path));
-      const bool seconds_or_millis = unit == TimeUnit::kSecond || unit == TimeUnit::kMilli;
-      if (time->bit_width() == 32 && seconds_or_millis) {
-        type = DataType::Time32(unit);
-      } else if (time->bit_width() == 64 && !seconds_or_millis) {
-        type = DataType::Time64(unit);
-      } else {
-        return Status::Corrupt("field '", path, "': time of ", time->bit_width(), " bits in ",
-                               TimeUnitName(unit),
-                               " (Arrow's times are time32[s|ms] and time64[us|ns])");
-      }
-      break;
-    }
-    case fb::Type::DurationType: {
-      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit,
-                             TimeUnitFromFlatbuffer(field->type_as_DurationType()->unit(), path));
-      type = DataType::Duration(unit);
-      break;
-    }
-    case fb::Type::IntervalType:
-      switch (field->type_as_IntervalType()->unit()) {
-        case fb::IntervalUnit::YEAR_MONTH:
-          type = DataType::IntervalYearMonth();
-          break;
-        case fb::IntervalUnit::DAY_TIME:
-          type = DataType::IntervalDayTime();
-          break;
-        case fb::IntervalUnit::MONTH_DAY_NANO:
-          type = DataType::IntervalMonthDayNano();
-          break;
-        default:
-          return Status::Corrupt("field '", path, "': unknown interval unit ",
-                                 static_cast<int>(field->type_as_IntervalType()->unit()));
-      }
-      break;
-    case fb::Type::TimestampType: {
-      const fb::TimestampType* timestamp = field->type_as_TimestampType();
-      SLUICE_ASSIGN_OR_RAISE(TimeUnit unit, TimeUnitFromFlatbuffer(timestamp->unit(), path));
-      type = DataType::Timestamp(
-          unit, timestamp->timezone() != nullptr ? timestamp->timezone()->str() : std::string());
-      break;
-    }
-    case fb::Type::DecimalType: {
-      const fb::DecimalType* decimal = field->type_as_DecimalType();
-      const int32_t bits = decimal->bit_width();
-      if (bits != 32 && bits != 64 && bits != 128 && bits != 256) {
-        return Status::Corrupt("field '", path, "': decimal bit width ", bits,
-                               " is not 32, 64, 128 or 256");
-      }
-      type = DataType::Decimal(bits, decimal->precision(), decimal->scale());
-      const int32_t max_precision = MaxDecimalPrecision(type->id());
-      if (decimal->precision() < 1 || decimal->precision() > max_precision ||
-          decimal->scale() > max_precision || decimal->scale() < -max_precision) {
-        return Status::Corrupt("field '", path, "': ", type->ToString(),
-                               " is out of range (precision 1 to ", max_precision, ")");
-      }
-      break;
-    }
-    case fb::Type::Utf8Type:
-      type = DataType::Utf8();
-      break;
-    case fb::Type::LargeUtf8Type:
-      type = DataType::LargeUtf8();
-      break;
-    case fb::Type::BinaryType:
-      type = DataType::Binary();
-      break;
-    case fb::Type::LargeBinaryType:
-      type = DataType::LargeBinary();
-      break;
-    case fb::Type::BinaryViewType:
-      type = DataType::BinaryView();
-      break;
-    case fb::Type::Utf8ViewType:
-      type = DataType::Utf8View();
-      break;
-    case fb::Type::FixedSizeBinaryType: {
-      const int width = field->type_as_FixedSizeBinaryType()->byte_width();
-      if (width < 0) {
-        return Status::Corrupt("field '", path, "': fixed_size_binary width ", width,
-                               " is negative");
-      }
-      type = DataType::FixedSizeBinary(width);
-      break;
-    }
-    case fb::Type::FixedSizeListType: {
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "fixed_size_list"));
-      const int32_t list_size = field->type_as_FixedSizeListType()->list_size();
-      if (list_size < 0) {
-        return Status::Corrupt("field '", path, "': fixed_size_list of ", list_size, " elements");
-      }
-      type = DataType::FixedSizeList(std::move(children[0]), list_size);
-      break;
-    }
-    case fb::Type::ListType:
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list"));
-      type = DataType::List(std::move(children[0]));
-      break;
-    case fb::Type::LargeListType:
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list"));
-      type = DataType::LargeList(std::move(children[0]));
-      break;
-    case fb::Type::ListViewType:
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "list_view"));
-      type = DataType::ListView(std::move(children[0]));
-      break;
-    case fb::Type::LargeListViewType:
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "large_list_view"));
-      type = DataType::LargeListView(std::move(children[0]));
-      break;
-    case fb::Type::StructType:
-      type = DataType::Struct(std::move(children));
-      break;
-    case fb::Type::UnionType: {
-      SLUICE_ASSIGN_OR_RAISE(
-          type, UnionFromFlatbuffer(*field->type_as_UnionType(), std::move(children), path));
-      break;
-    }
-    case fb::Type::RunEndEncodedType: {
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 2, path, "run_end_encoded"));
-      if (!IsRunEndType(children[0].type->id())) {
-        return Status::Corrupt("field '", path,
-                               "': run_end_encoded run ends must be int16, int32 or int64, found ",
-                               children[0].type->ToString());
-      }
-      type = DataType::RunEndEncoded(std::move(children[0].type), std::move(children[1].type));
-      break;
-    }
-    case fb::Type::MapType: {
-      SLUICE_RETURN_NOT_OK(ExpectChildren(children, 1, path, "map"));
-      const Field& entries = children[0];
-      if (entries.type->id() != TypeId::kStruct || entries.type->children().size() != 2) {
-        return Status::Corrupt("field '", path,
-                               "': a map's child must be a struct of key and value, found ",
-                               entries.type->ToString());
-      }
-      type = DataType::Map(std::move(children[0]), field->type_as_MapType()->keys_sorted());
-      break;
-    }
-    default:
-      return Unsupported(*field, path);
-  }
+  SLUICE_ASSIGN_OR_RAISE(TypePtr type, TypeFromFlatbuffer(*field, std::move(children), path));
   if (type->children().empty() && walk->dictionaries != nullptr) {
     // Child fields under a type that has none (malformed metadata) are not part of the type;
     // neither are dictionaries found among them.
