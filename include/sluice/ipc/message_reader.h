@@ -4,8 +4,8 @@
 // streams written before Arrow 0.15), an int32 metadata length, the metadata (a flatbuffer
 // Message, padded), then the body whose length the metadata gives; a zero length ends the
 // stream. An Arrow IPC file holds such a stream after its "ARROW1" magic. This is the one place
-// that walks the framing: the segment layout (sluice inspect), the stream read from a file
-// descriptor (sluice write's input) and the decoder's version check use it. Every length is
+// that reads the framing: the segment layout (sluice inspect), the stream read from a file
+// descriptor (sluice write's input) and the segment decoder use it. Every length is
 // checked against the bytes there are, the flatbuffer is verified before it is read, and
 // errors name the source and the byte offset.
 #pragma once
