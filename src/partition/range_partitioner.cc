@@ -517,6 +517,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kBinaryView:
     case TypeId::kUtf8View:
       return MakeBytesKey<ViewBytesReader>(bounds, order, linear);
+    // Taken above: the numbers (VisitNumberType) and run-end encoded columns.
     case TypeId::kInt8:
     case TypeId::kInt16:
     case TypeId::kInt32:
@@ -536,7 +537,7 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kIntervalYearMonth:
     case TypeId::kDecimal32:
     case TypeId::kDecimal64:
-      break;  // numbers, taken above
+    case TypeId::kRunEndEncoded:
     case TypeId::kIntervalMonthDayNano:
       // Months, days and nanoseconds have no one order (a month is not a number of days), as
       // Spark's CalendarInterval has none.
@@ -547,7 +548,6 @@ Result<std::unique_ptr<RangeKey>> MakeRangeKey(const ArrayData& bounds, SortOrde
     case TypeId::kFixedSizeList:
     case TypeId::kStruct:
     case TypeId::kMap:
-    case TypeId::kRunEndEncoded:  // taken above
     case TypeId::kDictionary:
     case TypeId::kSparseUnion:
     case TypeId::kDenseUnion:
