@@ -6,7 +6,7 @@ set -euo pipefail
 
 debian_packages=(
   cmake ninja-build g++ pkg-config
-  liblz4-dev libzstd-dev libisal-dev libxxhash-dev
+  liblz4-dev libzstd-dev libisal-dev libxxhash-dev zlib1g-dev
   lz4 zstd
   libflatbuffers-dev flatbuffers-compiler
   nlohmann-json3-dev libcli11-dev  # the CLI's JSON and argument parsing

@@ -1,21 +1,20 @@
 // CombineChecksums: the checksum of A followed by B from checksum(A), checksum(B) and |B|, so
 // the final merge of spill files appends partitions without reading their bytes again.
 //
-// CRC32 and CRC32C. A CRC register is a polynomial over GF(2) of degree < 32, kept reflected:
-// bit 31 holds the coefficient of x^0 and bit 0 that of x^31. Feeding one byte multiplies the
-// register by x^8 modulo the CRC polynomial P and adds the byte's term, which is linear. So
-// running B through a register that holds r gives r * x^(8|B|) + L(B) (mod P), where L(B)
-// depends on B alone. Both CRCs start the register at all ones and invert the result, so with
-// c = 0xFFFFFFFF:
+// CRC-32 and Adler-32 are combined by zlib (crc32_combine, adler32_combine). zlib has no CRC-32C,
+// nor does any library Debian ships a combine for it, so that one is done here, as zlib does
+// CRC-32's: a CRC register is a polynomial over GF(2) of degree < 32, kept reflected (bit 31
+// holds the coefficient of x^0 and bit 0 that of x^31). Feeding one byte multiplies the register
+// by x^8 modulo the CRC polynomial P and adds the byte's term, which is linear. So running B
+// through a register that holds r gives r * x^(8|B|) + L(B) (mod P), where L(B) depends on B
+// alone. The CRC starts the register at all ones and inverts the result, so with c = 0xFFFFFFFF:
 //   crc(A)  = s_A + c                              (s_A: the register after A)
 //   crc(B)  = c * x^(8|B|) + L(B) + c
 //   crc(AB) = s_A * x^(8|B|) + L(B) + c = crc(A) * x^(8|B|) + crc(B)
 // since the two c * x^(8|B|) terms cancel. x^(8n) comes from a table of x^(8 * 2^k) mod P, one
 // multiplication per set bit of n: O(log n) multiplications of 32 steps each.
-//
-// Adler-32. With a = 1 + (sum of the bytes) and b = (sum of a after each byte), both modulo
-// 65521, every a counted by b over B is B's own running a plus a_A - 1, so
-//   a_AB = a_A + a_B - 1,   b_AB = b_A + b_B + |B| * (a_A - 1)   (mod 65521).
+#include <zlib.h>
+
 #include <array>
 #include <cstdint>
 
@@ -26,9 +25,11 @@ namespace sluice {
 
 namespace {
 
-// Reflected generator polynomials, without their x^32 term.
-constexpr uint32_t kCrc32Polynomial = 0xEDB88320;   // IEEE 802.3: zlib, java.util.zip.CRC32
-constexpr uint32_t kCrc32cPolynomial = 0x82F63B78;  // Castagnoli: iSCSI, java.util.zip.CRC32C
+// zlib takes the second part's length as a z_off_t: 64 bits here, as Sluice's sizes are.
+static_assert(sizeof(z_off_t) == sizeof(int64_t));
+
+// The reflected Castagnoli polynomial (iSCSI, java.util.zip.CRC32C), without its x^32 term.
+constexpr uint32_t kCrc32cPolynomial = 0x82F63B78;
 
 // The polynomial 1 (x^0) in the reflected layout.
 constexpr uint32_t kOne = uint32_t{1} << 31;
@@ -61,37 +62,19 @@ constexpr PowerTable MakePowerTable(uint32_t polynomial) {
   return powers;
 }
 
-constexpr PowerTable kCrc32Powers = MakePowerTable(kCrc32Polynomial);
 constexpr PowerTable kCrc32cPowers = MakePowerTable(kCrc32cPolynomial);
 
 // 1 is the identity; x^16 needs no reduction; x^32 reduces to P's lower terms.
-static_assert(MultiplyModulo(kOne, 0x12345678, kCrc32Polynomial) == 0x12345678);
-static_assert(kCrc32Powers[1] == kOne >> 16);
-static_assert(kCrc32Powers[2] == kCrc32Polynomial && kCrc32cPowers[2] == kCrc32cPolynomial);
+static_assert(MultiplyModulo(kOne, 0x12345678, kCrc32cPolynomial) == 0x12345678);
+static_assert(kCrc32cPowers[1] == kOne >> 16);
+static_assert(kCrc32cPowers[2] == kCrc32cPolynomial);
 
-uint32_t CombineCrc(uint32_t first, uint32_t second, int64_t second_size, uint32_t polynomial,
-                    const PowerTable& powers) {
+uint32_t CombineCrc32c(uint32_t first, uint32_t second, int64_t second_size) {
   uint64_t bytes = static_cast<uint64_t>(second_size);
   for (int k = 0; bytes != 0; ++k, bytes >>= 1) {
-    if ((bytes & 1) != 0) first = MultiplyModulo(powers[k], first, polynomial);
+    if ((bytes & 1) != 0) first = MultiplyModulo(kCrc32cPowers[k], first, kCrc32cPolynomial);
   }
   return first ^ second;
-}
-
-// The largest prime below 2^16: Adler-32's modulus.
-constexpr uint64_t kAdlerModulus = 65521;
-
-uint32_t CombineAdler32(uint32_t first, uint32_t second, int64_t second_size) {
-  const uint64_t first_a = (first & 0xFFFF) % kAdlerModulus;
-  const uint64_t first_b = (first >> 16) % kAdlerModulus;
-  const uint64_t second_a = (second & 0xFFFF) % kAdlerModulus;
-  const uint64_t second_b = (second >> 16) % kAdlerModulus;
-  const uint64_t length = static_cast<uint64_t>(second_size) % kAdlerModulus;
-  // Every term stays below 2^32, so no sum or product below overflows 64 bits.
-  const uint64_t first_a_minus_one = (first_a + kAdlerModulus - 1) % kAdlerModulus;
-  const uint64_t a = (first_a_minus_one + second_a) % kAdlerModulus;
-  const uint64_t b = (first_b + second_b + length * first_a_minus_one) % kAdlerModulus;
-  return static_cast<uint32_t>((b << 16) | a);
 }
 
 }  // namespace
@@ -102,11 +85,12 @@ uint32_t CombineChecksums(ChecksumAlgorithm algorithm, uint32_t first, uint32_t 
   if (second_size < 0) second_size = 0;
   switch (algorithm) {
     case ChecksumAlgorithm::kAdler32:
-      return CombineAdler32(first, second, second_size);
+      return static_cast<uint32_t>(
+          adler32_combine(first, second, static_cast<z_off_t>(second_size)));
     case ChecksumAlgorithm::kCrc32:
-      return CombineCrc(first, second, second_size, kCrc32Polynomial, kCrc32Powers);
+      return static_cast<uint32_t>(crc32_combine(first, second, static_cast<z_off_t>(second_size)));
     case ChecksumAlgorithm::kCrc32c:
-      return CombineCrc(first, second, second_size, kCrc32cPolynomial, kCrc32cPowers);
+      return CombineCrc32c(first, second, second_size);
     case ChecksumAlgorithm::kNone:
       break;
   }
