@@ -105,7 +105,9 @@ class RowMapWriter::Impl {
     if (writer.compact_segment_bytes > 0 && writer.encoding.codec != CompressionCodec::kNone) {
       SLUICE_ASSIGN_OR_RAISE(compact_, CompactSegmentEncoder::Make(writer.schema, writer.encoding));
       files_->EnableCompaction(
-          compact_.get(), writer.compact_segment_bytes, writer.compact_schema_dictionary,
+          compact_.get(), writer.compact_segment_bytes,
+          MapOutputFiles::SchemaReferencesFor(writer.compact_schema_dictionary,
+                                              writer.readers_have_schema),
           MapOutputFiles::PlainRows{
               [this](int32_t p) { return HeldRowBytes(p); },
               [this](int32_t p, AlignedBuffer* out) { return EncodePlain(p, out); }});

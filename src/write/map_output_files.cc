@@ -145,9 +145,9 @@ Status MapOutputFiles::Spill(const HasRows& has_rows, const EncodePartition& enc
 }
 
 void MapOutputFiles::EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes,
-                                      bool schema_dictionary, PlainRows plain_rows) {
+                                      SchemaReferences schema_references, PlainRows plain_rows) {
   compact_encoder_ = encoder;
-  compact_schema_dictionary_ = schema_dictionary;
+  schema_references_ = schema_references;
   compact_max_bytes_ = max_bytes;
   plain_rows_ = std::move(plain_rows);
 }
@@ -345,10 +345,13 @@ Status MapOutputFiles::WriteCompactPartition(int32_t partition, bool held,
     SLUICE_RETURN_NOT_OK(plain_rows_.encode(partition, &held_plain_));
     compact_messages_.emplace_back(held_plain_.data(), static_cast<size_t>(held_plain_.size()));
   }
-  // The data file's first segment holds the Schema message that the others refer to.
-  const CompactSegmentSchema schema_form = compact_schema_dictionary_ && data_file_->position() > 0
-                                               ? CompactSegmentSchema::kReferred
-                                               : CompactSegmentSchema::kInside;
+  // The data file's first segment holds the Schema message that the others refer to, unless
+  // every reader is given it.
+  const bool referred =
+      schema_references_ == SchemaReferences::kAll ||
+      (schema_references_ == SchemaReferences::kAfterFirst && data_file_->position() > 0);
+  const CompactSegmentSchema schema_form =
+      referred ? CompactSegmentSchema::kReferred : CompactSegmentSchema::kInside;
   AlignedBuffer* pending = data_file_->pending();
   const int64_t start = pending->size();
   SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, schema_form, pending));

@@ -77,7 +77,9 @@ class MapWriter::Impl {
       SLUICE_ASSIGN_OR_RAISE(compact_,
                              CompactSegmentEncoder::Make(options_.schema, options_.encoding));
       files_->EnableCompaction(
-          compact_.get(), options_.compact_segment_bytes, options_.compact_schema_dictionary,
+          compact_.get(), options_.compact_segment_bytes,
+          MapOutputFiles::SchemaReferencesFor(options_.compact_schema_dictionary,
+                                              options_.readers_have_schema),
           MapOutputFiles::PlainRows{
               [this](int32_t p) { return HeldPlainBytes(p); },
               [this](int32_t p, AlignedBuffer* out) { return EncodeHeldPlain(p, out); }});

@@ -192,7 +192,8 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
     return Status::OK();
   }
   if (key == "spark-files" || key == "overwrite" || key == "sync" || key == "validate-utf8" ||
-      key == "compact-schema-dictionary" || key == "unpack-dictionaries") {
+      key == "compact-schema-dictionary" || key == "readers-have-schema" ||
+      key == "unpack-dictionaries") {
     auto flag = ParseBoolean(value);
     if (!flag.ok()) return WithKey(flag.status(), key);
     (key == "spark-files"                 ? options->write_spark_files
@@ -200,17 +201,19 @@ Status ApplyMapWriterSetting(MapWriterOptions* options, std::string_view key,
      : key == "sync"                      ? options->sync
      : key == "validate-utf8"             ? options->validate_utf8
      : key == "compact-schema-dictionary" ? options->compact_schema_dictionary
+     : key == "readers-have-schema"       ? options->readers_have_schema
                                           : options->unpack_dictionaries) = *flag;
     return Status::OK();
   }
-  return Status::Invalid("unknown map writer setting '", key,
-                         "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
-                         "codec, compression-threads, block-rows, block-bytes, memory-budget, "
-                         "max-held-bytes, compact-segment-bytes, compact-schema-dictionary, "
-                         "spill-dirs, checksum, data-path, "
-                         "spark-files, index-path, "
-                         "checksum-path, overwrite, sync, flush-bytes, validate-utf8, "
-                         "unpack-dictionaries)");
+  return Status::Invalid(
+      "unknown map writer setting '", key,
+      "' (known: partitioning, partitions, keys, map-id, round-robin-mode, "
+      "codec, compression-threads, block-rows, block-bytes, memory-budget, "
+      "max-held-bytes, compact-segment-bytes, compact-schema-dictionary, readers-have-schema, "
+      "spill-dirs, checksum, data-path, "
+      "spark-files, index-path, "
+      "checksum-path, overwrite, sync, flush-bytes, validate-utf8, "
+      "unpack-dictionaries)");
 }
 
 }  // namespace sluice

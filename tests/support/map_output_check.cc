@@ -26,7 +26,7 @@ std::vector<std::vector<std::pair<size_t, int64_t>>> ExpectedPartitions(
 }
 
 int64_t CheckMapOutput(const MapOutput& output, const std::vector<RecordBatch>& batches,
-                       const PartitionerOptions& options) {
+                       const PartitionerOptions& options, SchemaPtr given_schema) {
   const auto expected = ExpectedPartitions(batches, options);
   const size_t partitions = output.lengths.size();
   EXPECT_EQ(output.offsets.size(), partitions + 1);
@@ -40,6 +40,9 @@ int64_t CheckMapOutput(const MapOutput& output, const std::vector<RecordBatch>& 
   AlignedBuffer bytes;
   EXPECT_TRUE((*file)->ReadAt(0, (*file)->size(), &bytes).ok());
   SegmentDecoder decoder;
+  if (given_schema != nullptr) {
+    EXPECT_TRUE(decoder.AddSchema(std::move(given_schema)).ok());
+  }
   int64_t rows_read = 0;
   for (size_t p = 0; p < partitions; ++p) {
     const int64_t offset = output.offsets[p];

@@ -16,8 +16,9 @@ std::vector<std::vector<std::pair<size_t, int64_t>>> ExpectedPartitions(
     const std::vector<RecordBatch>& batches, const PartitionerOptions& options);
 
 /// Reads every partition of `output` back with the segment decoder and checks rows, order,
-/// lengths and checksums. Adds gtest failures; returns the number of rows read.
+/// lengths and checksums; the decoder is given `given_schema` when not null (as a host that
+/// knows the schema gives it). Adds gtest failures; returns the number of rows read.
 int64_t CheckMapOutput(const MapOutput& output, const std::vector<RecordBatch>& batches,
-                       const PartitionerOptions& options);
+                       const PartitionerOptions& options, SchemaPtr given_schema = nullptr);
 
 }  // namespace sluice::testing

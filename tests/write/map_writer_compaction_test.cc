@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sluice/ipc/compact_segment.h"
+#include "sluice/ipc/segment_decoder.h"
 #include "sluice/ipc/segment_layout.h"
 #include "sluice/write/map_writer.h"
 #include "support/map_output_check.h"
@@ -145,6 +146,41 @@ TEST_P(MapWriterCompactionTest, SmallPartitionsTakeFewerBytesThanStreams) {
   auto streams = Write(options);
   ASSERT_TRUE(streams.ok()) << streams.status().ToString();
   EXPECT_LT(compact_bytes, streams->metrics.output_bytes);
+}
+
+// A writer whose readers are given the schema (the Spark plugin's) lets even the data file's
+// first compact segment refer to the Schema message: a reader given the schema reads every row,
+// one that is not refuses with an error that says what it needs, and the bytes saved are about
+// the first segment's Schema message.
+TEST_P(MapWriterCompactionTest, WhenReadersHaveTheSchemaNoSegmentHoldsIt) {
+  MapWriterOptions options = Options(200);
+  auto holding = Write(options);
+  ASSERT_TRUE(holding.ok()) << holding.status().ToString();
+  options.readers_have_schema = true;
+  auto referring = Write(options);
+  ASSERT_TRUE(referring.ok()) << referring.status().ToString();
+
+  EXPECT_EQ(testing::CheckMapOutput(*referring, batches_, options.partitioning, schema_), 750);
+  const std::string data = testing::ReadFileBytes(referring->data_path);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  int compact = 0;
+  for (size_t p = 0; p < referring->lengths.size(); ++p) {
+    if (referring->lengths[p] == 0) continue;
+    ASSERT_TRUE(DictionaryReferenceAt(bytes + referring->offsets[p], referring->lengths[p]))
+        << "partition " << p << " holds its Schema message";
+    compact += 1;
+  }
+  EXPECT_EQ(compact, 200);
+  // The Schema message of these 2 x 24 columns, once compressed, is most of what is saved.
+  const int64_t saved = holding->metrics.output_bytes - referring->metrics.output_bytes;
+  EXPECT_GT(saved, 500) << "saved " << saved << " bytes";
+
+  // A decoder that is neither given the schema nor has read a segment holding it refuses.
+  SegmentDecoder decoder;
+  Status begun = decoder.Begin(bytes, referring->lengths[0], nullptr, "partition 0", 0);
+  ASSERT_FALSE(begun.ok());
+  EXPECT_NE(begun.message().find("give the reader the schema"), std::string::npos)
+      << begun.ToString();
 }
 
 TEST(MapWriterCompactionOptionsTest, ANegativeLimitIsRefused) {

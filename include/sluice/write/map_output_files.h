@@ -86,10 +86,22 @@ class MapOutputFiles {
   int32_t partition_count() const { return partition_count_; }
   ChecksumAlgorithm checksum() const { return options_.checksum; }
 
+  /// Which compact segments refer to the Schema message (compressed against it) instead of
+  /// holding it: none, all but the data file's first (which holds it), or all (every reader is
+  /// given the schema).
+  enum class SchemaReferences : uint8_t { kNone, kAfterFirst, kAll };
+  /// The references the writer options ask for (MapWriterOptions' compact_schema_dictionary
+  /// and readers_have_schema).
+  static SchemaReferences SchemaReferencesFor(bool compact_schema_dictionary,
+                                              bool readers_have_schema) {
+    if (!compact_schema_dictionary) return SchemaReferences::kNone;
+    return readers_have_schema ? SchemaReferences::kAll : SchemaReferences::kAfterFirst;
+  }
+
   /// Writes partitions whose plain rows (held and spilled) are at most `max_bytes` as compact
   /// segments made by `encoder` (which must outlive this object).
-  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes, bool schema_dictionary,
-                        PlainRows plain_rows);
+  void EnableCompaction(CompactSegmentEncoder* encoder, int64_t max_bytes,
+                        SchemaReferences schema_references, PlainRows plain_rows);
 
   /// Returns whether partition p's held rows are written plain (PlainRows::encode) rather than
   /// by `encode`: at a spill, when they are small enough; at Finish, when the whole partition
@@ -141,7 +153,7 @@ class MapOutputFiles {
   std::vector<SpillRecord> spills_;
   // Compaction, when enabled.
   CompactSegmentEncoder* compact_encoder_ = nullptr;
-  bool compact_schema_dictionary_ = false;  // segments after the first refer to the Schema
+  SchemaReferences schema_references_ = SchemaReferences::kNone;
   int64_t compact_max_bytes_ = 0;
   PlainRows plain_rows_;
   AlignedBuffer held_plain_;  // a compact partition's held rows, as one plain message

@@ -62,6 +62,11 @@ struct MapWriterOptions {
   /// option (`lz4 -d -D`, `zstd -d -D`, given the data file's first segment decompressed), and a
   /// Sluice reader of fetched blocks is given the schema. On by default.
   bool compact_schema_dictionary = true;
+  /// Whether every reader of the map output is given its schema (the Spark plugin's are): then
+  /// the data file's first compact segment refers to the Schema message too instead of holding
+  /// it (with compact_schema_dictionary), which is most of a small map output's bytes, and the
+  /// data file alone cannot be read without the schema (`sluice read --schema`). Off by default.
+  bool readers_have_schema = false;
   /// Write dictionary-encoded columns as the values their indices select instead of keeping
   /// them encoded. Default false: each block is preceded by a DictionaryBatch message of the
   /// values its rows use, which a block of few rows of a large dictionary makes much smaller.

@@ -68,6 +68,9 @@ private[sluice] final class SluiceConf(conf: SparkConf) extends Serializable {
     "validate-utf8" -> validateUtf8.toString,
     "compact-segment-bytes" -> compactSegmentBytes.toString,
     "compact-schema-dictionary" -> compactSchemaDictionary.toString,
+    // Every reduce task's reader is given the shuffle's schema (readerCreate), so no segment
+    // needs to hold its Schema message, not even a data file's first.
+    "readers-have-schema" -> "true",
     "checksum" -> checksumAlgorithm.toLowerCase(Locale.ROOT)) ++
     flushBytes.map(bytes => "flush-bytes" -> bytes.toString)
 
