@@ -8,6 +8,7 @@
 #include "argument_parser.h"
 #include "commands.h"
 #include "exit_status.h"
+#include "ipc_input.h"
 #include "json_value.h"
 #include "map_output_files.h"
 #include "mapped_file.h"
@@ -16,6 +17,7 @@
 #include "sluice/codec/checksum.h"
 #include "sluice/io/spark_shuffle_files.h"
 #include "sluice/ipc/segment_decoder.h"
+#include "sluice/ipc/segment_encoder.h"
 #include "sluice/ipc/segment_layout.h"
 #include "table_printer.h"
 
@@ -91,6 +93,10 @@ struct Inspection {
   std::shared_ptr<const MappedFile> file;
   std::vector<int64_t> offsets;  // the index
   std::vector<uint32_t> stored_checksums;
+  // The Schema message compact segments are compressed against: the data file's first, or the
+  // one of the schema given with --schema (a writer whose readers have the schema stores none).
+  SchemaPtr given_schema;
+  std::vector<uint8_t> schema_message;
   std::vector<PartitionReport> reports;
   std::vector<std::string> problems;  // each names the file, partition and byte offset
   SchemaPtr schema;
@@ -118,15 +124,36 @@ ArgumentParser MakeParser() {
       {"sluice inspect out/shuffle_0_0_0.data", "sluice inspect out/shuffle_0_3_0.data --verify",
        "sluice inspect out/shuffle_0_0_0.data --verify --json > report.json"});
   parser.AddPositional("DATA_FILE", "the map output's .data file (index and checksum beside it)");
+  parser.AddOption("schema", "FILE.arrow",
+                   "the map output's schema (an Arrow file or stream whose schema it is), for a "
+                   "data file written with readers-have-schema, which holds no Schema message");
   parser.AddFlag("verify", "decode every block and check the checksums");
   parser.AddFlag("json", "print the description as JSON");
   return parser;
 }
 
+// The Schema message the compact segments of `inspection`'s data file may be compressed against:
+// the given schema's, else the one the data file's first segment starts with (none when that
+// segment refers to it too; its partitions then report what they lack).
+Result<std::vector<uint8_t>> CompactSegmentsSchemaMessage(const Inspection& inspection) {
+  if (inspection.given_schema != nullptr) {
+    SLUICE_ASSIGN_OR_RAISE(auto encoder, SegmentEncoder::Make(inspection.given_schema));
+    const std::span<const uint8_t> message = encoder->schema_message();
+    return std::vector<uint8_t>(message.begin(), message.end());
+  }
+  const auto first = std::find_if(inspection.offsets.begin() + 1, inspection.offsets.end(),
+                                  [](int64_t end) { return end > 0; });
+  if (first == inspection.offsets.end()) return std::vector<uint8_t>();
+  Result<std::vector<uint8_t>> message = FirstSchemaMessage(
+      inspection.file->data(), *first, PartitionSource(inspection.files.data, 0));
+  return message.ok() ? std::move(*message) : std::vector<uint8_t>();
+}
+
 // Opens the map output of `data_path`: its data file mapped, its index read (a failure there
 // ends the command), its checksum file read (a failure there is a problem to report).
-Result<Inspection> OpenMapOutput(const std::string& data_path) {
+Result<Inspection> OpenMapOutput(const std::string& data_path, SchemaPtr given_schema) {
   Inspection inspection;
+  inspection.given_schema = std::move(given_schema);
   SLUICE_ASSIGN_OR_RAISE(inspection.files, MapOutputForDataFile(data_path));
   const MapOutputFiles& files = inspection.files;
   SLUICE_ASSIGN_OR_RAISE(inspection.file, MappedFile::Open(files.data));
@@ -142,6 +169,7 @@ Result<Inspection> OpenMapOutput(const std::string& data_path) {
       inspection.problems.push_back(checksums.status().message());
     }
   }
+  SLUICE_ASSIGN_OR_RAISE(inspection.schema_message, CompactSegmentsSchemaMessage(inspection));
   return inspection;
 }
 
@@ -158,7 +186,7 @@ void DescribePartitions(Inspection* inspection) {
     }
     Result<SegmentLayout> layout =
         ReadSegmentLayout(inspection->file->data() + report.offset, report.bytes,
-                          PartitionSource(data_path, p), report.offset);
+                          PartitionSource(data_path, p), report.offset, inspection->schema_message);
     if (!layout.ok()) {
       inspection->problems.push_back(layout.status().message());
       continue;
@@ -183,6 +211,10 @@ void VerifyPartitions(Inspection* inspection) {
   const MapOutputFiles& files = inspection->files;
   const MappedFile& file = *inspection->file;
   SegmentDecoder decoder;
+  if (inspection->given_schema != nullptr) {
+    Status given = decoder.AddSchema(inspection->given_schema);
+    if (!given.ok()) inspection->problems.push_back(given.message());
+  }
   ProgressBar progress("verify", file.size(), "bytes");
   for (size_t p = 0; p < inspection->partitions(); ++p) {
     const PartitionReport& report = inspection->reports[p];
@@ -212,6 +244,10 @@ void VerifyPartitions(Inspection* inspection) {
 
 // The schema alone, from the first non-empty partition: a glance, not a check.
 void ReadSchema(Inspection* inspection) {
+  if (inspection->given_schema != nullptr) {
+    inspection->schema = inspection->given_schema;
+    return;
+  }
   for (size_t p = 0; p < inspection->partitions() && inspection->schema == nullptr; ++p) {
     const PartitionReport& report = inspection->reports[p];
     if (report.bytes == 0 || !report.layout_ok) continue;
@@ -365,7 +401,12 @@ int RunInspectCommand(std::span<const std::string> arguments) {
                                        " arguments; ", parser.HelpHint()),
                        kExitUsage);
   }
-  Result<Inspection> inspection = OpenMapOutput(parser.positionals()[0]);
+  SchemaPtr given_schema;
+  if (parser.Has("schema")) {
+    Result<std::vector<RecordBatch>> read = ReadAllBatches(*parser.Value("schema"), &given_schema);
+    if (!read.ok()) return ReportError(kCommand, read.status().WithContext("--schema"));
+  }
+  Result<Inspection> inspection = OpenMapOutput(parser.positionals()[0], std::move(given_schema));
   if (!inspection.ok()) return ReportError(kCommand, inspection.status());
   DescribePartitions(&*inspection);
   if (parser.Has("verify")) {

@@ -718,6 +718,44 @@ def test_inspect_of_a_million_mostly_empty_partitions_is_quick_and_small(tmp_pat
     assert "empty)" in text and len(text.splitlines()) < 40, text
     assert peak_rss_mib < 128, peak_rss_mib
 
+def test_inspect_verifies_compact_segments_of_a_default_write(tmp_path):
+    """Small partitions with a codec are compact segments compressed against the data file's
+    Schema message (the default); inspect reported every one after the first as a problem."""
+    source = tmp_path / "small.arrow"
+    run("generate", "mixed", "--rows", 5000, "--output", source)
+    run("write", source, "--output-dir", tmp_path / "out", "--partitions", 100, "--keys", "c0",
+        "--codec", "lz4")
+    result = run("inspect", tmp_path / "out" / "shuffle_0_0_0.data", "--verify")
+    text = result.stdout.decode()
+    assert "lz4 compact" in text and "5,000 rows" in text, text
+    assert "verified:" in text and result.stderr == b"", result.stderr
+
+
+def test_a_map_output_whose_readers_have_the_schema_is_read_with_it(tmp_path):
+    """With readers-have-schema no segment holds the Schema message: inspect and read refuse
+    without the schema, naming what they lack, and read every row with --schema."""
+    source = tmp_path / "small.arrow"
+    run("generate", "mixed", "--rows", 5000, "--output", source)
+    out = tmp_path / "out"
+    run("write", source, "--output-dir", out, "--partitions", 100, "--keys", "c0", "--codec",
+        "lz4", "--set", "readers-have-schema=true")
+    data = out / "shuffle_0_0_0.data"
+    refused = run("inspect", data, check=False)
+    assert refused.returncode == FAILURE
+    assert b"compressed against its map output's Schema message" in refused.stderr
+    result = run("inspect", data, "--verify", "--schema", source)
+    assert b"verified:" in result.stdout and b"5,000 rows" in result.stdout
+
+    refused = run("read", out, "--partition", "0-99", check=False)
+    assert refused.returncode == FAILURE and b"give the reader the schema" in refused.stderr
+    stream = tmp_path / "rows.arrows"
+    run("read", out, "--partition", "0-99", "--schema", source, "--output", stream)
+    got = pa.ipc.open_stream(stream.read_bytes()).read_all()
+    want = pa.ipc.open_stream(source.read_bytes()).read_all()
+    assert got.num_rows == want.num_rows == 5000
+    assert sorted(got.column(0).to_pylist()) == sorted(want.column(0).to_pylist())
+
+
 def test_inspect_json_agrees_with_the_write(shuffle):
     directory, summaries = shuffle
     description = json.loads(run("inspect", directory / "shuffle_0_1_0.data", "--verify",
