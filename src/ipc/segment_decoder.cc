@@ -385,9 +385,6 @@ class SegmentDecoder::Impl {
   }
 
  public:
-  // Makes `message` (a framed Schema message) known as the dictionary of compact segments.
-  void AddSchemaMessage(std::span<const uint8_t> message) { known_.AddSchemaMessage(message); }
-
   Status AddSchema(SchemaPtr schema) {
     if (schema == nullptr) return Status::Invalid("SegmentDecoder::AddSchema: no schema");
     known_.AddGivenSchema(std::move(schema));
