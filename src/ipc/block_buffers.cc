@@ -11,10 +11,6 @@ namespace sluice::ipc {
 
 namespace {
 
-bool IsAligned(const uint8_t* pointer) {
-  return (reinterpret_cast<uintptr_t>(pointer) & (kBufferAlignment - 1)) == 0;
-}
-
 // Prefetches what assembling a block reads of an uncompressed buffer of `length` > 0 bytes.
 inline void PrefetchForAssembly(const uint8_t* bytes, int64_t length, BufferReads reads) {
   // A long buffer is read sequentially, which the hardware prefetcher follows once started.
@@ -86,7 +82,7 @@ Status BlockBuffers::Resolve(const SegmentMessage& message,
     int64_t needed = 0;
     if (codec == CompressionCodec::kNone || length == 0) {
       views_[i] = BufferView{length == 0 ? nullptr : bytes, length};
-      if (length > 0 && !IsAligned(bytes)) needed = length;
+      if (length > 0 && !IsBufferAligned(bytes)) needed = length;
     } else {
       if (length < kCompressedLengthPrefixSize) {
         return message.CorruptAt(message.body_offset + offset, "compressed buffer ", i, " has ",
@@ -96,7 +92,7 @@ Status BlockBuffers::Resolve(const SegmentMessage& message,
       const int64_t payload = length - kCompressedLengthPrefixSize;
       if (declared == kUncompressedBufferMarker) {
         views_[i] = BufferView{bytes + kCompressedLengthPrefixSize, payload};
-        if (payload > 0 && !IsAligned(views_[i].data)) needed = payload;
+        if (payload > 0 && !IsBufferAligned(views_[i].data)) needed = payload;
       } else if (declared < 0 || declared > max_block_bytes_) {
         return message.CorruptAt(message.body_offset + offset, "compressed buffer ", i,
                                  " declares an uncompressed length of ", declared);
@@ -178,7 +174,7 @@ bool BlockBuffers::DecompressInOnePass(const SegmentMessage& message, const fb::
     const uint8_t* payload = bytes + kCompressedLengthPrefixSize;
     const auto payload_size = static_cast<int64_t>(length) - kCompressedLengthPrefixSize;
     if (declared == kUncompressedBufferMarker) {
-      if (!IsAligned(payload)) return false;
+      if (!IsBufferAligned(payload)) return false;
       views[i] = BufferView{payload, payload_size};
       stored_raw_bytes |= payload_size;
       continue;

@@ -10,10 +10,6 @@ namespace sluice::ipc {
 
 namespace {
 
-bool IsAligned(const uint8_t* pointer) {
-  return (reinterpret_cast<uintptr_t>(pointer) & (kBufferAlignment - 1)) == 0;
-}
-
 // The bytes a validity bitmap of `length` >= 0 bits needs.
 int64_t BitmapBytes(int64_t length) {
   return static_cast<int64_t>((static_cast<uint64_t>(length) + 7) >> 3);
@@ -55,7 +51,7 @@ template <typename Offset>
       static_cast<uint64_t>(length)) {
     return false;
   }
-  if (!IsAligned(offsets_buffer.data)) return false;  // before any typed load
+  if (!IsBufferAligned(offsets_buffer.data)) return false;  // before any typed load
   const Offset* offsets = reinterpret_cast<const Offset*>(offsets_buffer.data);
   return offsets[0] >= 0 && offsets[length] <= data_size;
 }

@@ -69,7 +69,7 @@ Result<MessageHeader> ReadMessageHeader(const uint8_t* metadata, int64_t size,
   };
   // Flatbuffers are read in place, which needs 8-byte alignment relative to the buffer.
   std::vector<uint64_t> aligned;
-  if (reinterpret_cast<uintptr_t>(metadata) % 8 != 0) {
+  if (!IsBufferAligned(metadata)) {
     aligned.resize(static_cast<size_t>((size + 7) / 8));
     std::memcpy(aligned.data(), metadata, static_cast<size_t>(size));
     metadata = reinterpret_cast<const uint8_t*>(aligned.data());

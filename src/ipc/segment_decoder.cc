@@ -41,10 +41,6 @@ bool StructsAligned(const flatbuffers::Vector<const Struct*>* vector) {
          reinterpret_cast<uintptr_t>(vector->Data()) % alignof(Struct) == 0;
 }
 
-bool IsAligned(const uint8_t* pointer) {
-  return (reinterpret_cast<uintptr_t>(pointer) & (ipc::kBufferAlignment - 1)) == 0;
-}
-
 }  // namespace
 
 // The walk over a segment's messages (framing, the Schema message, dictionaries, the
@@ -285,7 +281,7 @@ class SegmentDecoder::Impl {
     // pre-0.15 4-byte prefix or a metadata length off the 8-byte grid misalign it; such
     // metadata is read from an aligned copy (valid until the next message).
     const uint8_t* metadata = message.metadata;
-    if (!IsAligned(metadata)) {
+    if (!ipc::IsBufferAligned(metadata)) {
       metadata_copy_.Resize(0);
       metadata_copy_.Append(metadata, metadata_size);
       metadata = metadata_copy_.data();

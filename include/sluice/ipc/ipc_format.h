@@ -18,6 +18,11 @@ inline constexpr uint32_t kContinuationMarker = 0xFFFFFFFFu;
 /// small (the reference implementation's 64-byte padding made wide small blocks mostly padding).
 inline constexpr int64_t kBufferAlignment = 8;
 
+/// Whether `pointer` sits at kBufferAlignment, as a buffer (or metadata) read in place must.
+inline bool IsBufferAligned(const uint8_t* pointer) {
+  return (reinterpret_cast<uintptr_t>(pointer) & (kBufferAlignment - 1)) == 0;
+}
+
 /// Size of the prefix before each message's flatbuffer: continuation marker and length.
 inline constexpr int64_t kMessagePrefixSize = 8;
 
