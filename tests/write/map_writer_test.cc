@@ -294,6 +294,17 @@ TEST(MapWriterTest, HeldBytesLimitSpillsWithinTheBudget) {
   }
 }
 
+TEST(MapWriterSettingsTest, ReadersHaveSchemaIsABooleanOffByDefault) {
+  MapWriterOptions options;
+  EXPECT_FALSE(options.readers_have_schema);
+  EXPECT_TRUE(ApplyMapWriterSetting(&options, "readers-have-schema", "true").ok());
+  EXPECT_TRUE(options.readers_have_schema);
+  const Status wrong = ApplyMapWriterSetting(&options, "readers-have-schema", "maybe");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("readers-have-schema"), std::string::npos) << wrong.ToString();
+  EXPECT_TRUE(options.readers_have_schema);  // a refused value changes nothing
+}
+
 TEST(MapWriterTest, HeldBytesLimitIsAutomaticByDefault) {
   testing::TemporaryDirectory directory;
   MapWriterOptions options;
