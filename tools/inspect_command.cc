@@ -16,6 +16,7 @@
 #include "sluice/base/byte_size.h"
 #include "sluice/codec/checksum.h"
 #include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/segment_decoder.h"
 #include "sluice/ipc/segment_encoder.h"
 #include "sluice/ipc/segment_layout.h"
@@ -93,10 +94,13 @@ struct Inspection {
   std::shared_ptr<const MappedFile> file;
   std::vector<int64_t> offsets;  // the index
   std::vector<uint32_t> stored_checksums;
-  // The Schema message compact segments are compressed against: the data file's first, or the
-  // one of the schema given with --schema (a writer whose readers have the schema stores none).
+  // The dictionaries compact segments are compressed against: the Schema message, the data
+  // file's first or the one of the schema given with --schema; and with --schema, its
+  // given-schema dictionary (a writer whose readers have the schema stores neither).
   SchemaPtr given_schema;
   std::vector<uint8_t> schema_message;
+  std::vector<uint8_t> given_dictionary;
+  CompactSegmentDictionary given_dictionary_id;
   std::vector<PartitionReport> reports;
   std::vector<std::string> problems;  // each names the file, partition and byte offset
   SchemaPtr schema;
@@ -108,6 +112,16 @@ struct Inspection {
   int64_t checksums_matched = 0;
 
   size_t partitions() const { return reports.size(); }
+
+  // The dictionary the segment at `data[0..size)` names, of those known (else the Schema
+  // message, which the layout reader reports as not the one).
+  std::span<const uint8_t> DictionaryOf(const uint8_t* data, int64_t size) const {
+    const std::optional<CompactSegmentDictionary> named = DictionaryReferenceAt(data, size);
+    if (named.has_value() && !given_dictionary.empty() && given_dictionary_id == *named) {
+      return given_dictionary;
+    }
+    return schema_message;
+  }
   int64_t non_empty() const {
     return std::count_if(reports.begin(), reports.end(), [](const auto& r) { return r.bytes > 0; });
   }
@@ -170,6 +184,12 @@ Result<Inspection> OpenMapOutput(const std::string& data_path, SchemaPtr given_s
     }
   }
   SLUICE_ASSIGN_OR_RAISE(inspection.schema_message, CompactSegmentsSchemaMessage(inspection));
+  if (inspection.given_schema != nullptr) {
+    AlignedBuffer dictionary;
+    SLUICE_RETURN_NOT_OK(AppendGivenSchemaDictionary(inspection.given_schema, &dictionary));
+    inspection.given_dictionary.assign(dictionary.data(), dictionary.data() + dictionary.size());
+    inspection.given_dictionary_id = CompactSegmentDictionary::Of(inspection.given_dictionary);
+  }
   return inspection;
 }
 
@@ -184,9 +204,10 @@ void DescribePartitions(Inspection* inspection) {
       report.has_checksum = true;
       report.checksum = inspection->stored_checksums[p];
     }
+    const uint8_t* segment = inspection->file->data() + report.offset;
     Result<SegmentLayout> layout =
-        ReadSegmentLayout(inspection->file->data() + report.offset, report.bytes,
-                          PartitionSource(data_path, p), report.offset, inspection->schema_message);
+        ReadSegmentLayout(segment, report.bytes, PartitionSource(data_path, p), report.offset,
+                          inspection->DictionaryOf(segment, report.bytes));
     if (!layout.ok()) {
       inspection->problems.push_back(layout.status().message());
       continue;

@@ -12,7 +12,8 @@
 // input gains: the Schema message a compact segment starts with is a copy of the dictionary. So
 // the first block covers the dictionary's length of input and is compressed against it; the
 // blocks after it are compressed on their own, and decode the same whether a decoder gives
-// them the dictionary or not.
+// them the dictionary or not. An input of at most twice the dictionary's length is one block:
+// a second block would cost its header and the matches it could not make, for little time.
 #define LZ4F_STATIC_LINKING_ONLY  // LZ4F_decompress_usingDict (stable since liblz4 1.10)
 #include <lz4.h>
 #include <lz4frame.h>
@@ -143,8 +144,9 @@ class Lz4FrameCompressor final : public Compressor {
     bits::StoreUnaligned<uint64_t>(descriptor + 2, static_cast<uint64_t>(input_size));
     descriptor[10] = static_cast<uint8_t>(XXH32(descriptor, 10, 0) >> 8);
     out = descriptor + 11;
+    const auto dictionary_size = static_cast<int64_t>(dictionary_.size());
     const int64_t first_block =
-        std::min({input_size, static_cast<int64_t>(dictionary_.size()), kMaxBlockBytes});
+        std::min(input_size <= 2 * dictionary_size ? input_size : dictionary_size, kMaxBlockBytes);
     if (first_block > 0) {
       LZ4_loadDict(stream_, reinterpret_cast<const char*>(dictionary_.data()),
                    static_cast<int>(dictionary_.size()));

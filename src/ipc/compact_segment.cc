@@ -37,8 +37,18 @@ Status MissingDictionary(const CompactSegmentDictionary& dictionary, const std::
                          int64_t offset, std::string_view what_to_do) {
   return Status::Invalid(source, ": byte ", offset,
                          ": the compact segment was compressed against its map output's Schema "
-                         "message (a dictionary of ",
+                         "message or, written for readers given the schema, the dictionary "
+                         "derived from it (",
                          dictionary.size, " bytes, XXH32 ", dictionary.hash, "), ", what_to_do);
+}
+
+void AppendAlignmentFrame(int64_t next_offset, AlignedBuffer* out) {
+  const int64_t padding = (-next_offset) & 7;
+  if (padding == 0) return;
+  uint8_t* frame = out->AppendUninitialized(kSkippableFrameHeaderSize + padding);
+  bits::StoreUnaligned<uint32_t>(frame, kSkippableFrameMagic);
+  bits::StoreUnaligned<uint32_t>(frame + 4, static_cast<uint32_t>(padding));
+  std::memset(frame + kSkippableFrameHeaderSize, 0, static_cast<size_t>(padding));
 }
 
 void AppendDictionaryReference(const CompactSegmentDictionary& dictionary, AlignedBuffer* out) {

@@ -12,20 +12,6 @@
 
 namespace sluice {
 
-namespace {
-
-// Appends a skippable frame that brings `out`'s size to a multiple of 8, when it is not one.
-void AppendAlignmentFrame(AlignedBuffer* out) {
-  const int64_t padding = (-out->size()) & (ipc::kBufferAlignment - 1);
-  if (padding == 0) return;
-  uint8_t* frame = out->AppendUninitialized(kSkippableFrameHeaderSize + padding);
-  bits::StoreUnaligned<uint32_t>(frame, kSkippableFrameMagic);
-  bits::StoreUnaligned<uint32_t>(frame + 4, static_cast<uint32_t>(padding));
-  std::memset(frame + kSkippableFrameHeaderSize, 0, static_cast<size_t>(padding));
-}
-
-}  // namespace
-
 class CompactSegmentEncoder::Impl {
  public:
   Status Init(SchemaPtr schema, const SegmentEncoderOptions& options) {
@@ -43,6 +29,8 @@ class CompactSegmentEncoder::Impl {
         schema_compressor_,
         Compressor::Make(options.codec, options.compression_level, schema_message));
     schema_dictionary_ = CompactSegmentDictionary::Of(schema_message);
+    codec_ = options.codec;
+    compression_level_ = options.compression_level;
     SLUICE_ASSIGN_OR_RAISE(concatenator_, BatchConcatenator::Make(std::move(schema)));
     return Status::OK();
   }
@@ -74,6 +62,9 @@ class CompactSegmentEncoder::Impl {
     if (schema_form == CompactSegmentSchema::kReferred) {
       AppendDictionaryReference(schema_dictionary_, out);
       compressor = schema_compressor_.get();
+    } else if (schema_form == CompactSegmentSchema::kGiven) {
+      SLUICE_ASSIGN_OR_RAISE(compressor, GivenSchemaCompressor());
+      AppendDictionaryReference(given_dictionary_, out);
     }
     const int64_t frame_start = out->size();
     const int64_t bound = compressor->MaxCompressedSize(stream_.size());
@@ -86,7 +77,6 @@ class CompactSegmentEncoder::Impl {
       return written.status();
     }
     out->Resize(frame_start + *written);
-    AppendAlignmentFrame(out);
     return Status::OK();
   }
 
@@ -102,6 +92,21 @@ class CompactSegmentEncoder::Impl {
   }
 
  private:
+  // The compressor against the given-schema dictionary, made at the first kGiven segment: a
+  // writer whose readers are not given the schema never pays for the template.
+  Result<Compressor*> GivenSchemaCompressor() {
+    if (given_compressor_ == nullptr) {
+      AlignedBuffer dictionary;
+      SLUICE_RETURN_NOT_OK(AppendGivenSchemaDictionary(plain_->schema(), &dictionary));
+      const std::span<const uint8_t> bytes(dictionary.data(),
+                                           static_cast<size_t>(dictionary.size()));
+      SLUICE_ASSIGN_OR_RAISE(given_compressor_,
+                             Compressor::Make(codec_, compression_level_, bytes));
+      given_dictionary_ = CompactSegmentDictionary::Of(bytes);
+    }
+    return given_compressor_.get();
+  }
+
   static Status CheckAligned(std::span<const uint8_t> message) {
     if (message.size() % ipc::kBufferAlignment == 0) return Status::OK();
     return Status::Invalid("a plain RecordBatch message of ", message.size(),
@@ -134,6 +139,10 @@ class CompactSegmentEncoder::Impl {
   std::unique_ptr<Compressor> compressor_;
   std::unique_ptr<Compressor> schema_compressor_;  // against the Schema message
   CompactSegmentDictionary schema_dictionary_;
+  std::unique_ptr<Compressor> given_compressor_;  // against the given-schema dictionary
+  CompactSegmentDictionary given_dictionary_;
+  CompressionCodec codec_ = CompressionCodec::kNone;
+  int compression_level_ = 1;
   std::unique_ptr<BatchConcatenator> concatenator_;
   SegmentDecoder decoder_;
   AlignedBuffer pieces_;  // plain pieces as one stream, for the decoder

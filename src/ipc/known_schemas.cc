@@ -41,13 +41,13 @@ const DecodePlan* KnownSchemas::AddDictionaryStreamPlan(const std::string& bytes
   return plan;
 }
 
-void KnownSchemas::AddSchemaMessage(std::span<const uint8_t> message) {
-  const CompactSegmentDictionary id = CompactSegmentDictionary::Of(message);
+void KnownSchemas::AddDictionary(std::span<const uint8_t> bytes) {
+  const CompactSegmentDictionary id = CompactSegmentDictionary::Of(bytes);
   if (FindDictionary(id) != nullptr) return;
   if (dictionaries_.size() >= kMaxSchemas) dictionaries_.erase(dictionaries_.begin());
   auto entry = std::make_unique<CompressionDictionary>();
   entry->id = id;
-  entry->bytes.assign(message.begin(), message.end());
+  entry->bytes.assign(bytes.begin(), bytes.end());
   dictionaries_.push_back(std::move(entry));
 }
 
@@ -63,11 +63,16 @@ KnownSchemas::CompressionDictionary* KnownSchemas::FindOrLearnDictionary(
     const CompactSegmentDictionary& id) {
   CompressionDictionary* known = FindDictionary(id);
   if (known != nullptr || given_schemas_.empty()) return known;
-  // A given schema costs nothing until a segment needs its Schema message.
+  // A given schema costs nothing until a segment needs a dictionary.
   for (SchemaPtr& schema : given_schemas_) {
     AlignedBuffer message;
     if (!AppendSchemaMessage(*schema, &message).ok()) continue;  // cannot be the one
-    AddSchemaMessage(std::span<const uint8_t>(message.data(), static_cast<size_t>(message.size())));
+    AddDictionary(std::span<const uint8_t>(message.data(), static_cast<size_t>(message.size())));
+    AlignedBuffer dictionary;
+    if (AppendGivenSchemaDictionary(schema, &dictionary).ok()) {
+      AddDictionary(
+          std::span<const uint8_t>(dictionary.data(), static_cast<size_t>(dictionary.size())));
+    }
     // A segment whose Schema message is these bytes has this schema: it is not parsed again.
     const auto* metadata = message.data() + kMessagePrefixSize;
     const int64_t metadata_size = message.size() - kMessagePrefixSize;

@@ -2,9 +2,10 @@
 //
 // Two things are found by a schema's bytes. A Schema message met before is not parsed again:
 // its flatbuffer's bytes find the DecodePlan made the first time. And a compact segment
-// (sluice/ipc/compact_segment.h) is compressed against a stream's framed Schema message, which
-// it names by size and hash: the messages read, and those of the schemas given (encoded only
-// when a segment names one that was not read), are the dictionaries it can be decompressed with.
+// (sluice/ipc/compact_segment.h) is compressed against a stream's framed Schema message, or
+// against what a reader given the schema derives from it, which it names by size and hash: the
+// messages read, and the dictionaries of the schemas given (made only when a segment names one
+// that was not read), are the dictionaries it can be decompressed with.
 #pragma once
 
 #include <array>
@@ -23,8 +24,8 @@ namespace sluice::ipc {
 
 class KnownSchemas {
  public:
-  /// A framed Schema message that compact segments may be compressed against, with a
-  /// decompressor per codec made with it as the dictionary.
+  /// Bytes that compact segments may be compressed against (a framed Schema message, or a given
+  /// schema's dictionary), with a decompressor per codec made with them as the dictionary.
   struct CompressionDictionary {
     CompactSegmentDictionary id;
     std::vector<uint8_t> bytes;
@@ -58,14 +59,15 @@ class KnownSchemas {
                                             std::vector<DictionaryField> fields,
                                             SchemaPtr encoded_schema = nullptr);
 
-  /// Makes `message` (a framed Schema message) known as a compact segments' dictionary.
-  void AddSchemaMessage(std::span<const uint8_t> message);
+  /// Makes `bytes` (a framed Schema message, or a given schema's dictionary) known as a compact
+  /// segments' dictionary.
+  void AddDictionary(std::span<const uint8_t> bytes);
 
   /// Keeps `schema` to encode when a compact segment names a dictionary not read.
   void AddGivenSchema(SchemaPtr schema) { given_schemas_.push_back(std::move(schema)); }
 
-  /// The dictionary `id` names, among the Schema messages read or, encoded now, the given
-  /// schemas'; null when it is none of them.
+  /// The dictionary `id` names, among the Schema messages read or, made now, the given schemas'
+  /// (their Schema messages and their given-schema dictionaries); null when it is none of them.
   CompressionDictionary* FindOrLearnDictionary(const CompactSegmentDictionary& id);
 
  private:

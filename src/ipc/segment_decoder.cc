@@ -334,7 +334,7 @@ class SegmentDecoder::Impl {
           &dictionary_fields);
       if (!converted.ok()) return converted.status();
       metrics_.schemas_parsed += 1;
-      known_.AddSchemaMessage(std::span<const uint8_t>(
+      known_.AddDictionary(std::span<const uint8_t>(
           data_ + message.start, static_cast<size_t>(message.body_offset - message.start)));
       SchemaPtr values_schema = std::move(converted).ValueUnsafe();
       const std::string bytes(reinterpret_cast<const char*>(message.metadata),

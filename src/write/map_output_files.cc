@@ -13,6 +13,7 @@
 #include "sluice/io/input_file.h"
 #include "sluice/io/output_target.h"
 #include "sluice/io/spark_shuffle_files.h"
+#include "sluice/ipc/compact_segment.h"
 #include "sluice/ipc/ipc_format.h"
 
 namespace sluice {
@@ -237,9 +238,11 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
   std::vector<size_t> next_piece(spills_.size(), 0);  // each spill's first piece not yet written
   std::vector<PartitionPiece> pieces;
   OutputFile* data = data_file_.get();
+  // The partition written last, whose checksum stays open: a compact segment ends anywhere, and
+  // the padding that starts the next segment aligned is its partition's last bytes.
+  int32_t last_written = -1;
+  Checksum last_checksum(options_.checksum);
   for (int32_t p = 0; p < partition_count_; ++p) {
-    const int64_t start = data->position();
-    output->offsets[p] = start;
     pieces.clear();
     for (size_t s = 0; s < spills_.size(); ++s) {
       const std::vector<SpillPiece>& spilled = spills_[s].pieces;
@@ -253,12 +256,21 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
       if (!output->checksums.empty()) output->checksums[p] = EmptyChecksum(options_.checksum);
       continue;
     }
-    Checksum checksum(options_.checksum);
-    SLUICE_RETURN_NOT_OK(WritePartition(p, held, pieces, encode, &checksum));
-    if (!output->checksums.empty()) output->checksums[p] = checksum.value();
-    output->lengths[p] = data->position() - start;
-    SLUICE_RETURN_NOT_OK(FlushIfFull(data));
+    if (last_written >= 0) {
+      AlignedBuffer* pending = data->pending();
+      const int64_t padding_start = pending->size();
+      AppendAlignmentFrame(data->position(), pending);
+      last_checksum.Update(pending->data() + padding_start, pending->size() - padding_start);
+      EndPartition(last_written, p, last_checksum, output);
+      // Flushed only here, where the file's length is a multiple of 8: the encoders align what
+      // they append to pending() by its size.
+      SLUICE_RETURN_NOT_OK(FlushIfFull(data));
+    }
+    last_checksum.Reset();
+    SLUICE_RETURN_NOT_OK(WritePartition(p, held, pieces, encode, &last_checksum));
+    last_written = p;
   }
+  if (last_written >= 0) EndPartition(last_written, partition_count_, last_checksum, output);
   spill_readers_.clear();
   output->offsets[partition_count_] = data->position();
   SLUICE_RETURN_NOT_OK(TimedFlush(data));
@@ -273,6 +285,15 @@ Status MapOutputFiles::WriteDataFile(const HasRows& has_rows, const EncodePartit
   metrics_.output_bytes = output->offsets[partition_count_];
   SLUICE_RETURN_NOT_OK(Commit(*output));
   return Status::OK();
+}
+
+void MapOutputFiles::EndPartition(int32_t partition, int32_t next, const Checksum& checksum,
+                                  MapOutputLayout* output) const {
+  const int64_t end = data_file_->position();
+  output->lengths[partition] = end - output->offsets[partition];
+  if (!output->checksums.empty()) output->checksums[partition] = checksum.value();
+  // The empty partitions up to the next written one start (and end) where it starts.
+  for (int32_t q = partition + 1; q <= next; ++q) output->offsets[q] = end;
 }
 
 void MapOutputFiles::ReleaseIfLast(const PartitionPiece& piece) {
@@ -346,12 +367,13 @@ Status MapOutputFiles::WriteCompactPartition(int32_t partition, bool held,
     compact_messages_.emplace_back(held_plain_.data(), static_cast<size_t>(held_plain_.size()));
   }
   // The data file's first segment holds the Schema message that the others refer to, unless
-  // every reader is given it.
-  const bool referred =
-      schema_references_ == SchemaReferences::kAll ||
-      (schema_references_ == SchemaReferences::kAfterFirst && data_file_->position() > 0);
-  const CompactSegmentSchema schema_form =
-      referred ? CompactSegmentSchema::kReferred : CompactSegmentSchema::kInside;
+  // every reader is given the schema, and with it more of a dictionary.
+  CompactSegmentSchema schema_form = CompactSegmentSchema::kInside;
+  if (schema_references_ == SchemaReferences::kAll) {
+    schema_form = CompactSegmentSchema::kGiven;
+  } else if (schema_references_ == SchemaReferences::kAfterFirst && data_file_->position() > 0) {
+    schema_form = CompactSegmentSchema::kReferred;
+  }
   AlignedBuffer* pending = data_file_->pending();
   const int64_t start = pending->size();
   SLUICE_RETURN_NOT_OK(compact_encoder_->AppendSegment(compact_messages_, schema_form, pending));

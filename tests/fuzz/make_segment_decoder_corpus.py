@@ -3,7 +3,7 @@
 pyarrow (uncompressed, lz4, zstd) and from Sluice (every codec, tiny buffers compressed), and
 Sluice's compact segments (one LZ4 or zstd frame around a plain stream, as a map writer makes of
 small partitions, and ones compressed against the Schema message of the "mixed" table, which
-the fuzzer's decoder is given), so the fuzzer starts from valid segments of every shape it must
+the fuzzer's decoder is given, or against the dictionary derived from that schema), so the fuzzer starts from valid segments of every shape it must
 take apart.
 
 Run after `make build`:  python3 tests/fuzz/make_segment_decoder_corpus.py
@@ -142,13 +142,15 @@ def compact_segment(table, codec):
     return data
 
 
-def referring_segment(table, codec):
+def referring_segment(table, codec, readers_have_schema=False):
     """A compact segment compressed against its map output's Schema message: the second of a
-    two-partition map output (the fuzzer's decoder is given the "mixed" table's schema)."""
+    two-partition map output (the fuzzer's decoder is given the "mixed" table's schema); with
+    `readers_have_schema`, against the dictionary a reader given the schema derives from it."""
     with tempfile.TemporaryDirectory() as directory:
         path = pathlib.Path(directory) / "shuffle_0_0_0.data"
         with sluice.MapWriter(table.schema, data_path=str(path), partitioning="round-robin",
-                              partitions=2, codec=codec) as writer:
+                              partitions=2, codec=codec,
+                              readers_have_schema=readers_have_schema) as writer:
             writer.write(table)
         data = path.read_bytes()
         offsets = writer.output.offsets
@@ -176,6 +178,7 @@ def main():
         if name == "mixed":
             for codec in ("lz4", "zstd"):
                 seeds[f"{name}-sluice-referring-{codec}"] = referring_segment(table, codec)
+                seeds[f"{name}-sluice-given-{codec}"] = referring_segment(table, codec, True)
         if name == "dictionaries":
             seeds[f"{name}-pyarrow-replacements"] = dictionary_changes(False)
             seeds[f"{name}-pyarrow-deltas"] = dictionary_changes(True)

@@ -64,6 +64,9 @@ class CompactSegmentTest : public ::testing::TestWithParam<testing::CodecCase> {
     EXPECT_EQ(batch.num_rows(), row);
   }
 
+  // Checks that `segment` is one frame around one batch holding the rows of `pieces`.
+  void ExpectOneFrameAround(const AlignedBuffer& segment, const std::vector<RecordBatch>& pieces);
+
   SchemaPtr schema_;
   std::unique_ptr<CompactSegmentEncoder> encoder_;
 };
@@ -71,8 +74,21 @@ class CompactSegmentTest : public ::testing::TestWithParam<testing::CodecCase> {
 TEST_P(CompactSegmentTest, PiecesBecomeOneFrameAroundOneBatch) {
   std::vector<RecordBatch> pieces;
   for (int64_t rows : {3, 0, 17, 1}) pieces.push_back(testing::RandomBatch(schema_, rows, rows));
-  AlignedBuffer segment = CompactSegmentOf(pieces);
-  EXPECT_EQ(segment.size() % 8, 0) << "the next segment must start aligned";
+  // As the data file's last segment, and followed by the padding that starts the next one
+  // aligned: both are the segment's bytes.
+  for (const bool padded : {false, true}) {
+    SCOPED_TRACE(padded ? "padded" : "last");
+    AlignedBuffer segment = CompactSegmentOf(pieces);
+    if (padded) {
+      AppendAlignmentFrame(segment.size(), &segment);
+      EXPECT_EQ(segment.size() % 8, 0) << "the next segment must start aligned";
+    }
+    ExpectOneFrameAround(segment, pieces);
+  }
+}
+
+void CompactSegmentTest::ExpectOneFrameAround(const AlignedBuffer& segment,
+                                              const std::vector<RecordBatch>& pieces) {
   EXPECT_EQ(FrameCodecAt(segment.data(), segment.size()), GetParam().codec);
   auto extent = MeasureCompactSegment(segment.data(), segment.size());
   ASSERT_TRUE(extent.ok()) << extent.status().ToString();
@@ -208,7 +224,6 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
   const std::vector<RecordBatch> rows = {testing::RandomBatch(schema_, 4, 11)};
   AlignedBuffer inside = CompactSegmentOf(rows, CompactSegmentSchema::kInside);
   AlignedBuffer referred = CompactSegmentOf(rows, CompactSegmentSchema::kReferred);
-  EXPECT_EQ(referred.size() % 8, 0);
   EXPECT_LT(referred.size() + 200, inside.size()) << "the Schema message should cost little";
   ASSERT_TRUE(IsCompactSegment(referred.data(), referred.size()));
   const std::span<const uint8_t> schema_message = encoder_->plain_encoder()->schema_message();
@@ -283,6 +298,73 @@ TEST_P(CompactSegmentTest, ReferredSchemaCostsAFewBytesAndIsFoundWhereReadersLoo
       (void)decoder.Next();
     }
   }
+}
+
+// A segment for readers given the schema: compressed against the Schema message and a template
+// batch's RecordBatch message, so the metadata of a few rows costs a few bytes as well; decoded
+// only by a decoder given that schema.
+TEST_P(CompactSegmentTest, GivenSchemaDictionaryHoldsTheBatchMetadataToo) {
+  testing::RandomBatchOptions no_nulls;  // the template has no validity buffers either
+  no_nulls.null_probability = 0;
+  const std::vector<RecordBatch> rows = {testing::RandomBatch(schema_, 1, 5, no_nulls)};
+  AlignedBuffer referred = CompactSegmentOf(rows, CompactSegmentSchema::kReferred);
+  AlignedBuffer given_form = CompactSegmentOf(rows, CompactSegmentSchema::kGiven);
+  // The RecordBatch metadata of these 2 x 24 columns is over a kilobyte; much of it goes (least
+  // with zstd's fastest level, which finds fewest of the template's matches).
+  EXPECT_LT(given_form.size() + 100, referred.size())
+      << given_form.size() << " against " << referred.size();
+
+  AlignedBuffer dictionary;
+  ASSERT_TRUE(AppendGivenSchemaDictionary(schema_, &dictionary).ok());
+  const std::span<const uint8_t> schema_message = encoder_->plain_encoder()->schema_message();
+  ASSERT_GT(dictionary.size(), static_cast<int64_t>(schema_message.size()));
+  EXPECT_TRUE(std::equal(schema_message.begin(), schema_message.end(), dictionary.data()))
+      << "the dictionary starts with the Schema message";
+  const std::span<const uint8_t> dictionary_bytes(dictionary.data(),
+                                                  static_cast<size_t>(dictionary.size()));
+  auto reference = DictionaryReferenceAt(given_form.data(), given_form.size());
+  ASSERT_TRUE(reference.has_value());
+  EXPECT_EQ(*reference, CompactSegmentDictionary::Of(dictionary_bytes));
+  // The same schema gives the same bytes, whatever the encoder made before.
+  AlignedBuffer again;
+  ASSERT_TRUE(AppendGivenSchemaDictionary(testing::AllTypesSchema(2), &again).ok());
+  EXPECT_EQ(CompactSegmentDictionary::Of(
+                std::span<const uint8_t>(again.data(), static_cast<size_t>(again.size()))),
+            *reference);
+
+  auto decode = [&](SegmentDecoder* decoder) {
+    Status status = decoder->Begin(given_form.data(), given_form.size(), nullptr, "partition 3");
+    if (!status.ok()) return status;
+    auto batch = decoder->Next();
+    if (!batch.ok()) return batch.status();
+    if (!batch->has_value()) return Status::Invalid("no batch");
+    ExpectRowsOf(**batch, rows);
+    return Status::OK();
+  };
+  SegmentDecoder given;
+  ASSERT_TRUE(given.AddSchema(schema_).ok());
+  Status decoded = decode(&given);
+  EXPECT_TRUE(decoded.ok()) << decoded.ToString();
+  EXPECT_EQ(given.metrics().schemas_parsed, 0);
+
+  // Having read a segment that holds the Schema message is not enough, nor another schema.
+  SegmentDecoder reader;
+  AlignedBuffer inside = CompactSegmentOf(rows, CompactSegmentSchema::kInside);
+  ASSERT_TRUE(reader.Begin(inside.data(), inside.size(), nullptr, "partition 0").ok());
+  ASSERT_TRUE(reader.Next().ok());
+  Status missing = decode(&reader);
+  EXPECT_EQ(missing.code(), StatusCode::kInvalid);
+  EXPECT_NE(missing.message().find("the dictionary derived from it"), std::string::npos)
+      << missing.message();
+  SegmentDecoder other;
+  ASSERT_TRUE(other.AddSchema(testing::AllTypesSchema(1)).ok());
+  EXPECT_EQ(decode(&other).code(), StatusCode::kInvalid);
+
+  auto layout =
+      ReadSegmentLayout(given_form.data(), given_form.size(), "partition 3", 0, dictionary_bytes);
+  ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+  EXPECT_EQ(layout->rows, 1);
+  EXPECT_EQ(layout->end, given_form.size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Codecs, CompactSegmentTest, ::testing::ValuesIn(testing::kCodecCases),

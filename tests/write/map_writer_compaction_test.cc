@@ -39,6 +39,7 @@ SegmentKinds KindsOf(const MapOutput& output) {
   for (size_t p = 0; p < output.lengths.size(); ++p) {
     if (output.lengths[p] == 0) continue;
     const auto* segment = bytes + output.offsets[p];
+    EXPECT_EQ(output.offsets[p] % 8, 0) << "partition " << p << " starts unaligned";
     const bool compact = IsCompactSegment(segment, output.lengths[p]);
     (compact ? kinds.compact : kinds.streams) += 1;
     const bool referred = DictionaryReferenceAt(segment, output.lengths[p]).has_value();
@@ -181,6 +182,40 @@ TEST_P(MapWriterCompactionTest, WhenReadersHaveTheSchemaNoSegmentHoldsIt) {
   ASSERT_FALSE(begun.ok());
   EXPECT_NE(begun.message().find("give the reader the schema"), std::string::npos)
       << begun.ToString();
+}
+
+// A compact segment ends where its frame does; when another segment follows, a skippable frame
+// that starts the next one aligned is the earlier partition's (its length and checksum count
+// it), and the data file's last segment has none.
+TEST_P(MapWriterCompactionTest, OnlyASegmentThatIsFollowedIsPadded) {
+  MapWriterOptions options = Options(1000);  // 750 rows round-robin: 250 partitions are empty
+  auto output = Write(options);
+  ASSERT_TRUE(output.ok()) << output.status().ToString();
+  EXPECT_EQ(testing::CheckMapOutput(*output, batches_, options.partitioning), 750);
+  EXPECT_EQ(KindsOf(*output).compact, 750);  // every segment starts aligned
+  const std::string data = testing::ReadFileBytes(output->data_path);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  int padded = 0;
+  int32_t last = -1;
+  for (int32_t p = 0; p < 1000; ++p) {
+    if (output->lengths[p] == 0) continue;
+    auto extent = MeasureCompactSegment(bytes + output->offsets[p], output->lengths[p]);
+    ASSERT_TRUE(extent.ok()) << extent.status().ToString();
+    EXPECT_EQ(extent->size, output->lengths[p]);
+    const int64_t frame_end = extent->frame_offset + extent->frame.compressed_size;
+    padded += frame_end < output->lengths[p] ? 1 : 0;
+    last = p;
+  }
+  EXPECT_GT(padded, 500) << "7 of 8 frames end unaligned";
+  ASSERT_GE(last, 0);
+  auto final_extent = MeasureCompactSegment(bytes + output->offsets[last], output->lengths[last]);
+  ASSERT_TRUE(final_extent.ok());
+  EXPECT_EQ(final_extent->frame_offset + final_extent->frame.compressed_size, output->lengths[last])
+      << "the last segment is not padded";
+  EXPECT_EQ(output->offsets[last] + output->lengths[last], static_cast<int64_t>(data.size()));
+  for (int32_t p = last + 1; p <= 1000; ++p) {
+    EXPECT_EQ(output->offsets[p], static_cast<int64_t>(data.size())) << "partition " << p;
+  }
 }
 
 TEST(MapWriterCompactionOptionsTest, ANegativeLimitIsRefused) {

@@ -12,16 +12,23 @@
 //   one LZ4 frame or zstd frame (the map output's codec, content size declared), whose content
 //   is an Arrow IPC stream without body compression: the Schema message, one RecordBatch, the
 //   end-of-stream marker;
-//   then, to keep the next segment 8-byte aligned, a skippable frame of 8 to 15 bytes (magic
-//   0x184D2A50) when needed.
+//   then, when another segment follows it in the data file, a skippable frame of 8 to 15 bytes
+//   (magic 0x184D2A50) that starts the next one 8-byte aligned, where needed (AppendAlignmentFrame;
+//   the data file's last segment has none).
 //
 // With a dictionary reference, the frame was compressed against a dictionary (LZ4's and zstd's
-// raw-content dictionaries): the map output's Schema message, the exact bytes that begin the
-// stream inside, so the Schema costs a few bytes instead of hundreds (figures: DEVELOPING.md).
-// Where to find it: a map output's data file begins with its first non-empty partition, which is
-// never compressed against the dictionary (an IPC stream, or a compact segment without a
-// reference), and so begins with the Schema message. Sluice's readers take it from there, from an
-// earlier segment they read, or from the schema they were given.
+// raw-content dictionaries), one of two:
+// - the map output's Schema message, the exact bytes that begin the stream inside, so the Schema
+//   costs a few bytes instead of hundreds (figures: DEVELOPING.md). Where to find it: a map
+//   output's data file begins with its first non-empty partition, which is never compressed
+//   against the dictionary (an IPC stream, or a compact segment without a reference), and so
+//   begins with the Schema message. Sluice's readers take it from there, from an earlier segment
+//   they read, or from the schema they were given.
+// - for a map output whose every reader is given the schema (the writer's readers_have_schema),
+//   the given-schema dictionary (AppendGivenSchemaDictionary): the Schema message, then the
+//   RecordBatch message of a template batch of that schema, so that the metadata of a batch of
+//   a few rows, most of such a segment, costs a few bytes too. No segment holds it; readers
+//   derive it from the schema they are given.
 //
 // It is told from an IPC stream by its first four bytes (an IPC stream starts with FF FF FF FF).
 // Sluice's readers open both kinds. Any other reader needs one step first: decompress the frame
@@ -41,6 +48,7 @@
 #include "sluice/base/aligned_buffer.h"
 #include "sluice/base/result.h"
 #include "sluice/codec/compressed_frame.h"
+#include "sluice/format/schema.h"
 
 namespace sluice {
 
@@ -70,6 +78,17 @@ std::optional<CompactSegmentDictionary> DictionaryReferenceAt(const uint8_t* dat
 /// that the reader does not have; `what_to_do` ends it.
 Status MissingDictionary(const CompactSegmentDictionary& dictionary, const std::string& source,
                          int64_t offset, std::string_view what_to_do);
+
+/// Appends the given-schema dictionary of `schema` to `out`: its framed Schema message, then the
+/// plain RecordBatch message (no codec) of one row whose every value is empty (zero, an empty
+/// string or list, a struct of empty values; never null), as SegmentEncoder encodes it. Writer
+/// and reader derive the same bytes from the same schema; one that derives others finds no
+/// dictionary of the name the segment gives, and refuses it.
+Status AppendGivenSchemaDictionary(const SchemaPtr& schema, AlignedBuffer* out);
+
+/// Appends to `out` a skippable frame that brings `next_offset`, the file offset where the next
+/// byte appended to `out` lands, to a multiple of 8, when it is not one.
+void AppendAlignmentFrame(int64_t next_offset, AlignedBuffer* out);
 
 /// Appends a dictionary reference naming `dictionary` to `out`.
 void AppendDictionaryReference(const CompactSegmentDictionary& dictionary, AlignedBuffer* out);

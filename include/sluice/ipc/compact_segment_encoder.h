@@ -16,6 +16,8 @@ namespace sluice {
 enum class CompactSegmentSchema : uint8_t {
   kInside,    // compressed with the rest: the segment stands alone
   kReferred,  // compressed against the Schema message as a dictionary, which it refers to
+  kGiven,     // compressed against what a reader given the schema derives from it (the Schema
+              // message and a template RecordBatch message), which it refers to
 };
 
 /// Writes compact segments of one schema and codec. Made once per map task, like the
@@ -32,8 +34,9 @@ class CompactSegmentEncoder {
   SegmentEncoder* plain_encoder();
 
   /// Appends one compact segment holding the rows of `messages` (plain RecordBatch messages of
-  /// this schema, in order) as one batch. `out`'s size stays a multiple of 8. A map output's
-  /// first segment must hold its Schema kInside (readers find the dictionary there).
+  /// this schema, in order) as one batch, without alignment padding (a segment that follows it
+  /// starts with AppendAlignmentFrame). A map output's first segment must hold its Schema
+  /// kInside unless every reader is given the schema (readers find the dictionary there).
   Status AppendSegment(std::span<const std::span<const uint8_t>> messages,
                        CompactSegmentSchema schema_form, AlignedBuffer* out);
 

@@ -88,7 +88,8 @@ class MapOutputFiles {
 
   /// Which compact segments refer to the Schema message (compressed against it) instead of
   /// holding it: none, all but the data file's first (which holds it), or all (every reader is
-  /// given the schema).
+  /// given the schema, and derives the given-schema dictionary from it:
+  /// CompactSegmentSchema::kGiven).
   enum class SchemaReferences : uint8_t { kNone, kAfterFirst, kAll };
   /// The references the writer options ask for (MapWriterOptions' compact_schema_dictionary
   /// and readers_have_schema).
@@ -133,6 +134,11 @@ class MapOutputFiles {
   Status WriteCompactPartition(int32_t partition, bool held, std::span<const PartitionPiece> pieces,
                                Checksum* checksum);
   Result<std::span<const uint8_t>> ReadPiece(const PartitionPiece& piece);
+  // Records the end of `partition`, the last written before `next`, now that its bytes (the
+  // padding after its segment too) are in the data file: its length, its checksum, and the
+  // offsets of the partitions up to `next`.
+  void EndPartition(int32_t partition, int32_t next, const Checksum& checksum,
+                    MapOutputLayout* output) const;
   void ReleaseIfLast(const PartitionPiece& piece);
   MapOutputFiles(MapOutputFilesOptions options, int32_t partition_count,
                  std::span<const uint8_t> schema_message);
