@@ -53,6 +53,7 @@ def generate_data(cli, rows, directory, files=8):
     target = pathlib.Path(directory) / f"rows_{rows}"
     marker = target / "COMPLETE"
     if marker.exists():
+        _write_nested_lineitem(target)  # caches made before the table existed lack it
         return target
     target.mkdir(parents=True, exist_ok=True)
     stream = target / "lineitem.arrow"
@@ -95,8 +96,48 @@ def generate_data(cli, rows, directory, files=8):
     (target / "region").mkdir(exist_ok=True)
     pq.write_table(region, target / "region" / "part-000.parquet")
     stream.unlink()
+    _write_nested_lineitem(target)
     marker.write_text(f"{rows}\n")
     return target
+
+
+def _write_nested_lineitem(target):
+    """lineitem_nested: lineitem's columns in structs, a list and a map, one Parquet file per
+    lineitem file (so as many map tasks), for the query whose exchange carries nested columns."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    nested = target / "lineitem_nested"  # its marker starts with _, which Spark skips
+    if (nested / "_COMPLETE").exists():
+        return
+    nested.mkdir(exist_ok=True)
+    for source in sorted((target / "lineitem").glob("*.parquet")):
+        t = pq.read_table(source)
+        n = t.num_rows
+        part = pa.StructArray.from_arrays(
+            [t["l_partkey"].combine_chunks(), t["l_suppkey"].combine_chunks(),
+             t["l_linenumber"].combine_chunks()], names=["partkey", "suppkey", "linenumber"])
+        dates = pa.StructArray.from_arrays(
+            [t[c].combine_chunks() for c in ("l_shipdate", "l_commitdate", "l_receiptdate")],
+            names=["ship", "commit", "receipt"])
+        # amounts: [quantity, extendedprice, discount, tax] of each row, as doubles.
+        amount_columns = [pc.cast(t[c], pa.float64()).combine_chunks()
+                          for c in ("l_quantity", "l_extendedprice", "l_discount", "l_tax")]
+        interleaved = pc.take(pa.concat_arrays(amount_columns),
+                              pa.array([j * n + i for i in range(n) for j in range(4)], pa.int64()))
+        amounts = pa.ListArray.from_arrays(pa.array(range(0, 4 * n + 1, 4), pa.int32()),
+                                           interleaved)
+        # flags: returnflag, linestatus and shipmode by name.
+        keys = pa.array(["returnflag", "linestatus", "shipmode"] * n)
+        flag_columns = [t[c].combine_chunks() for c in ("l_returnflag", "l_linestatus", "l_shipmode")]
+        values = pc.take(pa.concat_arrays(flag_columns),
+                         pa.array([j * n + i for i in range(n) for j in range(3)], pa.int64()))
+        flags = pa.MapArray.from_arrays(pa.array(range(0, 3 * n + 1, 3), pa.int32()), keys, values)
+        table = pa.table({"l_orderkey": t["l_orderkey"], "part": part, "dates": dates,
+                          "amounts": amounts, "flags": flags, "l_comment": t["l_comment"]})
+        pq.write_table(table, nested / source.name, compression="snappy")
+    (nested / "_COMPLETE").write_text("\n")
 
 
 # --- queries ----------------------------------------------------------------------------------
@@ -111,14 +152,24 @@ def _fingerprint(*columns):
 
 
 def _all_columns_hash(df):
-    # Every column passes the shuffle: the result depends on all of them.
-    return df.select(*_fingerprint(*df.columns))
+    # Every column passes the shuffle: the result depends on all of them. (Spark does not hash
+    # maps: a map column is hashed as its entries.)
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType
+    columns = [F.map_entries(F.col(f.name)) if isinstance(f.dataType, MapType) else F.col(f.name)
+               for f in df.schema.fields]
+    return df.select(*_fingerprint(*columns))
 
 
 def _repartition(partitions):
     def query(tables):
         return _all_columns_hash(tables["lineitem"].repartition(partitions, "l_orderkey"))
     return query
+
+
+def _nested(tables):
+    """`repartition(200, l_orderkey)` of rows with structs, a list and a map."""
+    return _all_columns_hash(tables["lineitem_nested"].repartition(200, "l_orderkey"))
 
 
 def _round_robin(tables):
@@ -194,6 +245,7 @@ QUERIES = {
     "q8_tpch_q5_shaped": _q5_shaped,
     "q9_repartition_100000": _repartition(100_000),
     "q10_one_row_tasks_8000": _one_row_tasks(8000),
+    "q11_nested_repartition_200": _nested,
 }
 DEFAULT_QUERIES = [name for name in QUERIES if name != "q9_repartition_100000"]
 
@@ -330,7 +382,7 @@ def run_query(spark, config, name, tables):
 
 def load_tables(spark, data):
     return {name: spark.read.parquet(str(data / name))
-            for name in ("lineitem", "orders", "customer", "nation", "region")}
+            for name in ("lineitem", "orders", "customer", "nation", "region", "lineitem_nested")}
 
 
 # --- report -----------------------------------------------------------------------------------
