@@ -1,9 +1,8 @@
 #include "sluice/ipc/compact_segment_encoder.h"
 
-#include <cstring>
+#include <utility>
 #include <vector>
 
-#include "sluice/base/bit_ops.h"
 #include "sluice/base/stopwatch.h"
 #include "sluice/ipc/batch_concatenator.h"
 #include "sluice/ipc/compact_segment.h"
@@ -63,8 +62,10 @@ class CompactSegmentEncoder::Impl {
       AppendDictionaryReference(schema_dictionary_, out);
       compressor = schema_compressor_.get();
     } else if (schema_form == CompactSegmentSchema::kGiven) {
-      SLUICE_ASSIGN_OR_RAISE(compressor, GivenSchemaCompressor());
+      MakeGivenSchemaCompressor();
       AppendDictionaryReference(given_dictionary_, out);
+      compressor =
+          given_compressor_ != nullptr ? given_compressor_.get() : schema_compressor_.get();
     }
     const int64_t frame_start = out->size();
     const int64_t bound = compressor->MaxCompressedSize(stream_.size());
@@ -92,19 +93,22 @@ class CompactSegmentEncoder::Impl {
   }
 
  private:
-  // The compressor against the given-schema dictionary, made at the first kGiven segment: a
-  // writer whose readers are not given the schema never pays for the template.
-  Result<Compressor*> GivenSchemaCompressor() {
-    if (given_compressor_ == nullptr) {
-      AlignedBuffer dictionary;
-      SLUICE_RETURN_NOT_OK(AppendGivenSchemaDictionary(plain_->schema(), &dictionary));
-      const std::span<const uint8_t> bytes(dictionary.data(),
-                                           static_cast<size_t>(dictionary.size()));
-      SLUICE_ASSIGN_OR_RAISE(given_compressor_,
-                             Compressor::Make(codec_, compression_level_, bytes));
-      given_dictionary_ = CompactSegmentDictionary::Of(bytes);
-    }
-    return given_compressor_.get();
+  // Makes the compressor against the given-schema dictionary at the first kGiven segment (a
+  // writer whose readers are not given the schema never pays for the template). Where the
+  // template cannot be made, kGiven segments refer to the Schema message alone, which readers
+  // given the schema know as well: given_compressor_ stays null.
+  void MakeGivenSchemaCompressor() {
+    if (given_made_) return;
+    given_made_ = true;
+    given_dictionary_ = schema_dictionary_;
+    AlignedBuffer dictionary;
+    if (!AppendGivenSchemaDictionary(plain_->schema(), &dictionary).ok()) return;
+    const std::span<const uint8_t> bytes(dictionary.data(), static_cast<size_t>(dictionary.size()));
+    Result<std::unique_ptr<Compressor>> compressor =
+        Compressor::Make(codec_, compression_level_, bytes);
+    if (!compressor.ok()) return;
+    given_compressor_ = std::move(*compressor);
+    given_dictionary_ = CompactSegmentDictionary::Of(bytes);
   }
 
   static Status CheckAligned(std::span<const uint8_t> message) {
@@ -139,8 +143,9 @@ class CompactSegmentEncoder::Impl {
   std::unique_ptr<Compressor> compressor_;
   std::unique_ptr<Compressor> schema_compressor_;  // against the Schema message
   CompactSegmentDictionary schema_dictionary_;
+  bool given_made_ = false;
   std::unique_ptr<Compressor> given_compressor_;  // against the given-schema dictionary
-  CompactSegmentDictionary given_dictionary_;
+  CompactSegmentDictionary given_dictionary_;     // what kGiven segments name
   CompressionCodec codec_ = CompressionCodec::kNone;
   int compression_level_ = 1;
   std::unique_ptr<BatchConcatenator> concatenator_;
