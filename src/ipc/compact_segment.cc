@@ -2,7 +2,10 @@
 
 #include <xxhash.h>
 
+#include <cstring>
+
 #include "sluice/base/bit_ops.h"
+#include "sluice/ipc/ipc_format.h"
 
 namespace sluice {
 
@@ -43,7 +46,7 @@ Status MissingDictionary(const CompactSegmentDictionary& dictionary, const std::
 }
 
 void AppendAlignmentFrame(int64_t next_offset, AlignedBuffer* out) {
-  const int64_t padding = (-next_offset) & 7;
+  const int64_t padding = (-next_offset) & (ipc::kBufferAlignment - 1);
   if (padding == 0) return;
   uint8_t* frame = out->AppendUninitialized(kSkippableFrameHeaderSize + padding);
   bits::StoreUnaligned<uint32_t>(frame, kSkippableFrameMagic);
