@@ -122,22 +122,31 @@ def _write_nested_lineitem(target):
             [t[c].combine_chunks() for c in ("l_shipdate", "l_commitdate", "l_receiptdate")],
             names=["ship", "commit", "receipt"])
         # amounts: [quantity, extendedprice, discount, tax] of each row, as doubles.
-        amount_columns = [pc.cast(t[c], pa.float64()).combine_chunks()
-                          for c in ("l_quantity", "l_extendedprice", "l_discount", "l_tax")]
-        interleaved = pc.take(pa.concat_arrays(amount_columns),
-                              pa.array([j * n + i for i in range(n) for j in range(4)], pa.int64()))
-        amounts = pa.ListArray.from_arrays(pa.array(range(0, 4 * n + 1, 4), pa.int32()),
-                                           interleaved)
+        offsets, values = _row_by_row([pc.cast(t[c], pa.float64()).combine_chunks()
+                                       for c in ("l_quantity", "l_extendedprice", "l_discount",
+                                                 "l_tax")])
+        amounts = pa.ListArray.from_arrays(offsets, values)
         # flags: returnflag, linestatus and shipmode by name.
+        offsets, values = _row_by_row([t[c].combine_chunks()
+                                       for c in ("l_returnflag", "l_linestatus", "l_shipmode")])
         keys = pa.array(["returnflag", "linestatus", "shipmode"] * n)
-        flag_columns = [t[c].combine_chunks() for c in ("l_returnflag", "l_linestatus", "l_shipmode")]
-        values = pc.take(pa.concat_arrays(flag_columns),
-                         pa.array([j * n + i for i in range(n) for j in range(3)], pa.int64()))
-        flags = pa.MapArray.from_arrays(pa.array(range(0, 3 * n + 1, 3), pa.int32()), keys, values)
+        flags = pa.MapArray.from_arrays(offsets, keys, values)
         table = pa.table({"l_orderkey": t["l_orderkey"], "part": part, "dates": dates,
                           "amounts": amounts, "flags": flags, "l_comment": t["l_comment"]})
         pq.write_table(table, nested / source.name, compression="snappy")
     (nested / "_COMPLETE").write_text("\n")
+
+
+def _row_by_row(columns):
+    """The values of equally long `columns` row by row (row 0's of each column, then row 1's...)
+    and the offsets of a list of them per row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n, k = len(columns[0]), len(columns)
+    order = pa.array([j * n + i for i in range(n) for j in range(k)], pa.int64())
+    return (pa.array(range(0, k * n + 1, k), pa.int32()),
+            pc.take(pa.concat_arrays(columns), order))
 
 
 # --- queries ----------------------------------------------------------------------------------
